@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * The shared core's type shim. The core is freestanding C: no libc and no
+ * kernel-internal headers, so the same files compile into the module and
+ * the library. The only header it includes is the ABI's <linux/gpuar.h>
+ * (which brings <linux/types.h> for the __u64-style ABI types); everything
+ * else comes from the compiler.
+ */
+#ifndef GPUAR_CORE_TYPES_H
+#define GPUAR_CORE_TYPES_H
+
+#include <linux/gpuar.h>
+
+#ifdef __KERNEL__
+#include <linux/types.h>	/* bool, size_t, u64: the kernel's own */
+#else
+typedef __UINT8_TYPE__ u8;
+typedef __UINT16_TYPE__ u16;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+typedef __INT32_TYPE__ s32;
+typedef __INT64_TYPE__ s64;
+typedef __SIZE_TYPE__ size_t;
+#ifndef __cplusplus
+#if !defined(__bool_true_false_are_defined)
+typedef _Bool bool;
+#define true 1
+#define false 0
+#define __bool_true_false_are_defined 1
+#endif
+#endif
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
+#endif
+
+#define GPUAR_U64_MAX (~(u64)0)
+#define GPUAR_NSEC_PER_USEC 1000ULL
+
+#endif /* GPUAR_CORE_TYPES_H */

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
+/*
+ * gpuar: GPU completion ports.
+ *
+ * The kernel ABI of /dev/gpuar. Everything that crosses between the module
+ * and userspace is declared here, and only here: the ioctl numbers, their
+ * argument structs, the binary wait plan and the completion record.
+ *
+ * Objects
+ *   /dev/gpuar      The device. Opening it gives a device handle; the only
+ *                   ioctls on it are GPUAR_IOC_VERSION and
+ *                   GPUAR_IOC_PORT_CREATE.
+ *   port            An anonymous-inode file returned by PORT_CREATE. It owns
+ *                   its lines, pending waits, queued records and estimator
+ *                   table. Closing the last reference cancels every pending
+ *                   wait, drops every fence callback, stops every timer and
+ *                   unpins every page.
+ *   line            64 bytes, 64-byte aligned, eight __u64 words (slots).
+ *                   A device stores a sequence number into a slot behind its
+ *                   work; a word wait completes when the slot reaches its
+ *                   target in wrapping order: (__s64)(word - target) >= 0.
+ *   record          struct gpuar_record, read() from the port. Exactly one
+ *                   record ends every accepted wait.
+ *
+ * Extensibility
+ *   Every ioctl argument starts with a __u32 size that the caller sets to
+ *   sizeof() the struct it was compiled with. The kernel reads it with
+ *   copy_struct_from_user(): a smaller (older) struct is zero-extended, a
+ *   larger (newer) one is accepted only if the bytes the kernel does not
+ *   know are zero (else E2BIG). Fields named pad or reserved must be zero
+ *   (else EINVAL). Batch entries carry their size in the batch header.
+ *
+ * Address space
+ *   A port is bound to the mm of the process that created it. Line
+ *   registration and word-wait submission from another mm (a forked child,
+ *   a process the fd was passed to) fail with EPERM. Reading records,
+ *   polling, cancelling, fence waits and statistics work from anywhere.
+ *
+ * Record order
+ *   Records are queued in the order their waits completed, as seen under
+ *   the port lock, and read() returns them in that order. No record is
+ *   dropped: the queue is bounded only by the port's pending-wait limit,
+ *   since a wait keeps its slot until its record has been read.
+ */
+#ifndef _UAPI_LINUX_GPUAR_H
+#define _UAPI_LINUX_GPUAR_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define GPUAR_ABI_VERSION 1
+#define GPUAR_DEVICE_PATH "/dev/gpuar"
+
+/* -------------------------------------------------------------- lines */
+
+#define GPUAR_LINE_BYTES 64
+#define GPUAR_LINE_SLOTS 8
+
+/* ------------------------------------------------------------- plans */
+
+/* How a wait parks between checks. */
+enum gpuar_park {
+	GPUAR_PARK_BLOCK = 1,	/* the vendor's blocking wait; refused by the kernel */
+	GPUAR_PARK_POLL = 2,	/* check at the port's default interval */
+	GPUAR_PARK_FLAG = 3,	/* check every park_ns, status query every backstop_ns */
+};
+
+/* gpuar_plan.flags */
+#define GPUAR_PLAN_PREDICT (1U << 0)	/* sleep on the deadline estimator first */
+#define GPUAR_PLAN_FLAGS_ALL GPUAR_PLAN_PREDICT
+
+/* Bounds of the plan grammar, in nanoseconds. */
+#define GPUAR_PLAN_WINDOW_MIN 1
+#define GPUAR_PLAN_WINDOW_MAX 16
+#define GPUAR_PLAN_PARK_NS_MAX 10000000ULL		/* 10 ms */
+#define GPUAR_PLAN_BACKSTOP_NS_MAX 1000000000ULL	/* 1 s */
+
+/*
+ * The binary wait plan, as the shared core's parser produces it from text
+ * such as "flag:park_us=100,backstop_us=1000+predict:margin_us=150,
+ * min_sleep_us=20,max_sleep_us=50000,window=8". Times are nanoseconds.
+ * Fields a park kind does not use must be zero: block and poll use none of
+ * park_ns/backstop_ns; without GPUAR_PLAN_PREDICT, margin_ns, min_sleep_ns,
+ * max_sleep_ns and window are zero. block never carries PREDICT.
+ */
+struct gpuar_plan {
+	__u32 park;		/* enum gpuar_park */
+	__u32 flags;		/* GPUAR_PLAN_* */
+	__aligned_u64 park_ns;
+	__aligned_u64 backstop_ns;
+	__aligned_u64 margin_ns;
+	__aligned_u64 min_sleep_ns;
+	__aligned_u64 max_sleep_ns;
+	__u32 window;		/* estimator samples, 1..16 */
+	__u32 pad;		/* must be zero */
+};
+
+/* ------------------------------------------------------------ records */
+
+#define GPUAR_RECORD_VERSION_1 1
+#define GPUAR_RECORD_VERSION_MAX GPUAR_RECORD_VERSION_1
+
+enum gpuar_source {
+	GPUAR_SOURCE_WORD = 1,
+	GPUAR_SOURCE_FENCE = 2,
+};
+
+enum gpuar_outcome {
+	GPUAR_OUTCOME_IMMEDIATE = 1,	/* done at submission */
+	GPUAR_OUTCOME_EXACT = 2,	/* a check saw it pending, a later one done */
+	GPUAR_OUTCOME_LATE = 3,		/* first check after the sleep found it done */
+	GPUAR_OUTCOME_FENCE = 4,	/* the fence signalled; status is its error */
+	GPUAR_OUTCOME_TIMEOUT = 5,	/* backstop expired; status -ETIME */
+	GPUAR_OUTCOME_CANCELLED = 6,	/* cancelled or port closed; status -ECANCELED */
+};
+#define GPUAR_OUTCOME_COUNT 7		/* array size for per-outcome counters */
+
+/*
+ * One completion record, version 1: 64 bytes. Times are CLOCK_MONOTONIC
+ * nanoseconds. complete_ns is the time of the check that saw the word done
+ * (word waits) or the fence's signal timestamp (fence waits).
+ */
+struct gpuar_record {
+	__aligned_u64 user_data;
+	__aligned_u64 start_ns;
+	__aligned_u64 complete_ns;
+	__aligned_u64 slept_ns;	/* time spent in the estimator's sleep */
+	__aligned_u64 point;	/* readback point of a word wait, 0 for fences */
+	__aligned_u64 value;	/* word value seen, or fence seqno */
+	__s32 status;		/* 0, or a negative errno */
+	__u32 checks;		/* word checks made */
+	__u16 version;		/* GPUAR_RECORD_VERSION_* */
+	__u8 source;		/* enum gpuar_source */
+	__u8 outcome;		/* enum gpuar_outcome */
+	__u32 pad;
+};
+
+/* ------------------------------------------------------ device ioctls */
+
+#define GPUAR_FEATURE_WORD_WAIT (1ULL << 0)
+#define GPUAR_FEATURE_FENCE_WAIT (1ULL << 1)
+#define GPUAR_FEATURE_BUSY_READ (1ULL << 2)
+
+struct gpuar_version {
+	__u32 size;
+	__u32 abi;		/* out: GPUAR_ABI_VERSION */
+	__u32 record_max;	/* out: GPUAR_RECORD_VERSION_MAX */
+	__u32 pad;
+	__aligned_u64 features;	/* out: GPUAR_FEATURE_* */
+};
+
+/* gpuar_port_create.flags */
+#define GPUAR_PORT_CLOEXEC (1U << 0)
+#define GPUAR_PORT_NONBLOCK (1U << 1)
+#define GPUAR_PORT_FLAGS_ALL (GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK)
+
+struct gpuar_port_create {
+	__u32 size;
+	__u32 flags;
+	__u32 record_version;	/* GPUAR_RECORD_VERSION_*, 0 means the newest */
+	__u32 pad;
+};
+
+/* ------------------------------------------------------- port ioctls */
+
+struct gpuar_line_register {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__aligned_u64 addr;	/* user address, 64-byte aligned, anon or shmem */
+	__u32 id;		/* out: line id for word waits */
+	__u32 pad;
+};
+
+struct gpuar_line_unregister {
+	__u32 size;
+	__u32 id;		/* EBUSY while waits on the line are pending */
+};
+
+struct gpuar_word_wait {
+	__aligned_u64 user_data;
+	__aligned_u64 target;
+	__aligned_u64 point;	/* estimator key */
+	__aligned_u64 start_ns;	/* 0: now; else the original start of a resubmit */
+	__u32 line;
+	__u32 slot;		/* 0..GPUAR_LINE_SLOTS-1 */
+	__u32 flags;		/* must be zero */
+	__u32 pad;
+	struct gpuar_plan plan;
+};
+
+struct gpuar_fence_wait {
+	__aligned_u64 user_data;
+	__s32 fd;		/* a sync_file */
+	__u32 flags;		/* must be zero */
+	__aligned_u64 reserved[2];
+};
+
+/*
+ * Batched submission. entries points at count entries of entry_size bytes
+ * each (struct gpuar_word_wait or struct gpuar_fence_wait, possibly of an
+ * older or newer size). All or nothing: every entry is validated before
+ * any is committed. On failure error_index is the index of the first bad
+ * entry (or count if the batch as a whole was refused) and nothing was
+ * submitted. Returns the number of waits submitted.
+ */
+struct gpuar_submit {
+	__u32 size;
+	__u32 count;
+	__u32 entry_size;
+	__u32 flags;		/* must be zero */
+	__aligned_u64 entries;
+	__u32 error_index;	/* out */
+	__u32 pad;
+};
+
+/*
+ * Cancel every pending wait carrying user_data. Each gets a CANCELLED
+ * record. Returns the number cancelled. ENOENT when none is pending and
+ * none is known; EALREADY when the wait already completed and its record is
+ * queued (the cancel lost the race).
+ */
+struct gpuar_cancel {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__aligned_u64 user_data;
+};
+
+struct gpuar_port_stats {
+	__u32 size;
+	__u32 pad;
+	__aligned_u64 submitted;
+	__aligned_u64 outcomes[GPUAR_OUTCOME_COUNT];	/* by enum gpuar_outcome */
+	__aligned_u64 checks;
+	__aligned_u64 sleeps;
+	__aligned_u64 timer_fires;
+	__aligned_u64 busy_read_checks;
+	__aligned_u64 pending;
+	__aligned_u64 queued;		/* records not yet read */
+	__aligned_u64 lines;
+	__aligned_u64 points;
+	__aligned_u64 wakeup_latency_ns;	/* the learned high quantile */
+};
+
+struct gpuar_point_stats {
+	__u32 size;
+	__u32 flags;		/* out: GPUAR_POINT_HAS_PREDICTION */
+	__aligned_u64 point;	/* in */
+	__aligned_u64 samples;	/* out: samples recorded */
+	__aligned_u64 predicted_ns;	/* out: prediction, 0 if none */
+	__aligned_u64 outcomes[GPUAR_OUTCOME_COUNT];
+};
+#define GPUAR_POINT_HAS_PREDICTION (1U << 0)
+
+/* ------------------------------------------------------------ ioctls */
+
+#define GPUAR_IOC_MAGIC 0xB6
+
+#define GPUAR_IOC_VERSION	_IOWR(GPUAR_IOC_MAGIC, 0x00, struct gpuar_version)
+#define GPUAR_IOC_PORT_CREATE	_IOW(GPUAR_IOC_MAGIC, 0x01, struct gpuar_port_create)
+#define GPUAR_IOC_LINE_REGISTER	_IOWR(GPUAR_IOC_MAGIC, 0x10, struct gpuar_line_register)
+#define GPUAR_IOC_LINE_UNREGISTER _IOW(GPUAR_IOC_MAGIC, 0x11, struct gpuar_line_unregister)
+#define GPUAR_IOC_SUBMIT_WORD	_IOWR(GPUAR_IOC_MAGIC, 0x20, struct gpuar_submit)
+#define GPUAR_IOC_SUBMIT_FENCE	_IOWR(GPUAR_IOC_MAGIC, 0x21, struct gpuar_submit)
+#define GPUAR_IOC_CANCEL	_IOW(GPUAR_IOC_MAGIC, 0x22, struct gpuar_cancel)
+#define GPUAR_IOC_PORT_STATS	_IOWR(GPUAR_IOC_MAGIC, 0x30, struct gpuar_port_stats)
+#define GPUAR_IOC_POINT_STATS	_IOWR(GPUAR_IOC_MAGIC, 0x31, struct gpuar_point_stats)
+
+#endif /* _UAPI_LINUX_GPUAR_H */

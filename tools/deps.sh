@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Install what building and testing gpuar need, from Debian's packages.
+# Idempotent: installs only what is missing, runs `apt-get update` at most
+# once (only when something is missing). Not root: prints the exact
+# apt-get line and fails.
+#
+# Kernels of the test matrix that come from backports suites are fetched by
+# tools/vm/ with a private apt list, not here.
+set -euo pipefail
+
+pkgs=(
+	# build
+	build-essential pkg-config clang llvm lld libfuzzer-14-dev libclang-rt-14-dev
+	bc bison flex libelf-dev libssl-dev dwarves pahole cpio xz-utils zstd kmod rsync
+	# userspace dependencies
+	check liburing-dev libdrm-dev libuv1-dev
+	# kernel module build, lint and packaging
+	linux-headers-amd64 linux-source sparse dkms
+	# VM test runner
+	linux-image-amd64 qemu-system-x86 busybox-static debootstrap
+	# benchmark plots
+	gnuplot-nox
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	# Virtual packages (pahole is provided by dwarves) have no status.
+	if [[ $st != ii* ]]; then
+		if [[ $p == pahole ]] && command -v pahole >/dev/null; then
+			continue
+		fi
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]} == 0)); then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+line="apt-get install -y --no-install-recommends ${missing[*]}"
+if ((EUID != 0)); then
+	echo "deps: missing: ${missing[*]}" >&2
+	echo "deps: as root, run: apt-get update && $line" >&2
+	exit 1
+fi
+
+echo "deps: installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends "${missing[@]}"
