@@ -58,6 +58,8 @@ CHECK_UNIT_TARGETS :=
 INSTALL_TARGETS :=
 
 include core/core.mk
+# Backends define BACKEND_SRCS, which lib/lib.mk builds into the library.
+-include backends/backends.mk
 include lib/lib.mk
 include tools/tools.mk
 include selftests/unit/unit.mk

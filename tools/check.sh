@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# `make check`: every test gpuar has, in one run, with one closing line.
+#
+# Runs each step even after an earlier one failed, so one run shows every
+# failure. Each step's output is kept in build/check/<step>.log. Counts
+# come from the steps' own summaries (Check's "Checks: N, Failures: F,
+# Errors: E", the VM runner's "vm <kernel>: P passed, F failed"); a step
+# that reports no count counts as one test.
+#
+# GPUAR_CHECK_ALL=1 (make check-all) runs the full VM suites on every
+# kernel; otherwise the kernels named in GPUAR_SMOKE_KERNELS run the smoke
+# subset (see README "Testing").
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+: "${MAKE:=make}"
+: "${GPUAR_CHECK_ALL:=0}"
+: "${GPUAR_KERNELS:=6.1 6.12 7.x debug}"
+: "${GPUAR_SMOKE_KERNELS:=}"
+logdir=build/check
+mkdir -p "$logdir"
+
+passed=0
+failed=0
+failed_steps=()
+
+# count_log LOG -> sets p f from the summaries in LOG; returns 1 if none.
+count_log() {
+	local log=$1 line n fl er
+	p=0 f=0
+	local found=1
+	while IFS= read -r line; do
+		if [[ $line =~ Checks:\ ([0-9]+),\ Failures:\ ([0-9]+),\ Errors:\ ([0-9]+) ]]; then
+			n=${BASH_REMATCH[1]} fl=${BASH_REMATCH[2]} er=${BASH_REMATCH[3]}
+			p=$((p + n - fl - er))
+			f=$((f + fl + er))
+			found=0
+		elif [[ $line =~ ^vm\ [^:]+:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+			p=$((p + BASH_REMATCH[1]))
+			f=$((f + BASH_REMATCH[2]))
+			found=0
+		fi
+	done <"$log"
+	return $found
+}
+
+step() {
+	local name=$1
+	shift
+	local log=$logdir/$name.log start rc
+	start=$(date +%s)
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if count_log "$log"; then
+		:
+	elif ((rc == 0)); then
+		p=1 f=0
+	else
+		p=0 f=1
+	fi
+	# A failing step with clean counts still fails (a crash, a build error).
+	if ((rc != 0 && f == 0)); then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	((rc == 0)) || failed_steps+=("$name")
+	echo "=== $name: rc=$rc passed=$p failed=$f ($(($(date +%s) - start)) s)"
+}
+
+step build $MAKE -j2 all
+step unit $MAKE -j2 check-unit
+step sanitize $MAKE -j2 check-sanitize
+step fuzz $MAKE check-fuzz
+step kmod-lint $MAKE check-kmod-lint
+step dkms $MAKE check-dkms
+for k in $GPUAR_KERNELS; do
+	suite=full
+	if [[ $GPUAR_CHECK_ALL != 1 && " $GPUAR_SMOKE_KERNELS " == *" $k "* ]]; then
+		suite=smoke
+	fi
+	step "vm-$k" $MAKE vm-check KERNEL="$k" VM_SUITE="$suite"
+done
+
+if ((${#failed_steps[@]})); then
+	echo "check: failed steps: ${failed_steps[*]}"
+fi
+echo "check: $passed passed, $failed failed"
+((failed == 0 && ${#failed_steps[@]} == 0))
