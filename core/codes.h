@@ -50,7 +50,7 @@ const struct gpuar_code_info *gpuar_code_info(u32 code);
 
 /*
  * Format "<name>[<code>]: <message>" into @buf, filling the template's
- * placeholders from @args (missing ones print as "?"). Always
+ * placeholders from @args (missing or NULL ones print as "?"). Always
  * NUL-terminates when @size > 0; returns the full length as snprintf.
  * An unassigned code formats as "unknown[<code>]".
  */

@@ -92,7 +92,9 @@ u64 gpuar_est_early_wake_ns(u64 sleep_ns, u64 wakelat_ns);
 /*
  * A fixed-capacity table of points, open addressing in caller-provided
  * memory, no removal: a port's points live as long as the port. @cap must
- * be a power of two; the table refuses new points once @limit are used.
+ * be a power of two (any other cap, or NULL @slots, gives a table that
+ * holds nothing); the table refuses new points once @limit (at most @cap)
+ * are used. init marks every slot free.
  */
 struct gpuar_est_entry {
 	u64 point;

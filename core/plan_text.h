@@ -9,9 +9,17 @@
  *   bands := plan | plan (";rows>=" <n> ":" plan)*      at most 4 bands
  *
  * Nothing is defaulted, every key appears exactly once and in this order,
- * <n> is decimal without sign or leading '+'. Values are us in text and ns in
- * the struct. A plan that parses passes gpuar_plan_check(). label() writes
- * a plan or bands back exactly: parse -> label round-trips.
+ * <n> is decimal without sign, '+' or leading zero (so every text that
+ * parses is its own label). Values are us in text and ns in the struct; a
+ * value whose ns overflow a u64 is refused. A plan that parses passes
+ * gpuar_plan_check(). label() writes a plan or bands back exactly: parse ->
+ * label round-trips. A plan the grammar cannot express labels as
+ * "invalid(<fault>)", and ns that are not whole us print with a fraction
+ * ("100.5"); neither parses.
+ *
+ * Bands: the first band starts at 0 rows and has no edge in the text; each
+ * "rows>=<n>" edge is strictly above the one before (the first above 0)
+ * and belongs to the band it opens.
  */
 #ifndef GPUAR_CORE_PLAN_TEXT_H
 #define GPUAR_CORE_PLAN_TEXT_H
@@ -35,7 +43,12 @@ struct gpuar_bands {
 	struct gpuar_plan plan[GPUAR_BANDS_MAX];
 };
 
-/* 0 on success; -1 with *@err filled (if non-NULL) on refusal. */
+/*
+ * 0 on success; -1 with *@err filled (if non-NULL) on refusal, leaving
+ * *@plan untouched. The offset is where the first thing wrong starts; the
+ * phrase names it ("unknown park kind 'flog'", "expected 'backstop_us='",
+ * "park_us 20000 out of range (max 10000)", "trailing text", ...).
+ */
 int gpuar_plan_parse(const char *text, struct gpuar_plan *plan,
 		     struct gpuar_parse_error *err);
 
@@ -45,6 +58,7 @@ int gpuar_plan_parse(const char *text, struct gpuar_plan *plan,
  */
 size_t gpuar_plan_label(const struct gpuar_plan *plan, char *buf, size_t size);
 
+/* As gpuar_plan_parse(); offsets count from the start of the whole text. */
 int gpuar_bands_parse(const char *text, struct gpuar_bands *bands,
 		      struct gpuar_parse_error *err);
 size_t gpuar_bands_label(const struct gpuar_bands *bands, char *buf,

@@ -14,12 +14,16 @@
 #ifdef __KERNEL__
 #include <linux/types.h>	/* bool, size_t, u64: the kernel's own */
 #else
-typedef __UINT8_TYPE__ u8;
-typedef __UINT16_TYPE__ u16;
-typedef __UINT32_TYPE__ u32;
-typedef __UINT64_TYPE__ u64;
-typedef __INT32_TYPE__ s32;
-typedef __INT64_TYPE__ s64;
+/*
+ * The ABI's own types, as in the kernel, so a u64 * may point at a __u64
+ * field of an ABI struct (__u64 is unsigned long long on every arch).
+ */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
 typedef __SIZE_TYPE__ size_t;
 #ifndef __cplusplus
 #if !defined(__bool_true_false_are_defined)

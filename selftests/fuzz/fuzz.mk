@@ -1,1 +1,28 @@
 # SPDX-License-Identifier: MIT
+# libFuzzer targets for the plan and band grammars (clang, libfuzzer-14-dev).
+# The core sources are compiled into each target with the fuzzer's
+# coverage and ASan+UBSan. check-fuzz runs every target for FUZZ_SECONDS
+# (selftests/fuzz/run-fuzz.sh); a crash, failed check, leak or hang fails
+# it and leaves the input under $(BUILD)/fuzz/.
+FUZZ_SECONDS ?= 20
+FUZZ_TIMEOUT ?= 10
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_NAMES := plan bands
+FUZZ_BINS := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
+FUZZ_CORE_SRCS := $(CORE_SRCS) $(CORE_USER_SRCS)
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+
+$(FUZZ_DIR)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_check.h \
+		$(FUZZ_CORE_SRCS) $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) -Iinclude/uapi -Icore $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE_SRCS)
+
+.PHONY: fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+check-fuzz: $(FUZZ_BINS)
+	@selftests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TIMEOUT) \
+		$(FUZZ_NAMES)
