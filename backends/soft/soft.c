@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The soft backend: a CPU thread that stores values into words at given
+ * times, like a device behind its work: it sleeps (slack-free) until just
+ * before a store is due, spins the last stretch, then stores with release
+ * semantics and notes the time.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Sleep until this long before a store, then spin (wake-up jitter). */
+#define SOFT_SPIN_NS 50000ULL
+
+struct soft_store {
+	u64 at;
+	uint64_t *word;
+	u64 value;
+	u64 stored_at;		/* 0 until made */
+};
+
+struct gpuar_soft_producer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;	/* a store was scheduled, made, or stop */
+	struct soft_store *stores;
+	u32 len, cap;
+	u64 made;
+	int fail_error;
+	u64 fail_at;
+	bool stop;
+};
+
+/* The pending store due first (stable for equal times); NULL if none. */
+static struct soft_store *next_store(struct gpuar_soft_producer *p)
+{
+	struct soft_store *best = NULL;
+	u32 i;
+
+	for (i = 0; i < p->len; i++)
+		if (!p->stores[i].stored_at && (!best || p->stores[i].at < best->at))
+			best = &p->stores[i];
+	return best;
+}
+
+static void timespec_at(struct timespec *ts, u64 ns)
+{
+	ts->tv_sec = (time_t)(ns / 1000000000ULL);
+	ts->tv_nsec = (long)(ns % 1000000000ULL);
+}
+
+static void *producer_main(void *arg)
+{
+	struct gpuar_soft_producer *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		struct soft_store *s = next_store(p);
+		u64 now = gpuar_now_ns(), at;
+		struct timespec ts;
+
+		if (!s) {
+			pthread_cond_wait(&p->changed, &p->lock);
+			continue;
+		}
+		at = s->at;
+		if (at > now + SOFT_SPIN_NS) {
+			/* Woken early when an earlier store is scheduled. */
+			timespec_at(&ts, at - SOFT_SPIN_NS);
+			pthread_cond_timedwait(&p->changed, &p->lock, &ts);
+			continue;
+		}
+		pthread_mutex_unlock(&p->lock);
+		while (gpuar_now_ns() < at)
+			;
+		pthread_mutex_lock(&p->lock);
+		s = next_store(p);
+		if (!s || s->at > gpuar_now_ns())
+			continue;
+		/* Timed before the store: whoever sees the value saw it after. */
+		s->stored_at = gpuar_now_ns();
+		__atomic_store_n(s->word, s->value, __ATOMIC_RELEASE);
+		p->made++;
+		pthread_cond_broadcast(&p->changed);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+GPUAR_EXPORT int gpuar_soft_producer_new(struct gpuar_soft_producer **out)
+{
+	struct gpuar_soft_producer *p;
+	pthread_condattr_t ca;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->changed, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = pthread_create(&p->thread, NULL, producer_main, p);
+	if (ret) {
+		pthread_cond_destroy(&p->changed);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return -ret;
+	}
+	*out = p;
+	return 0;
+}
+
+GPUAR_EXPORT void gpuar_soft_producer_free(struct gpuar_soft_producer *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	pthread_cond_destroy(&p->changed);
+	pthread_mutex_destroy(&p->lock);
+	free(p->stores);
+	free(p);
+}
+
+GPUAR_EXPORT int gpuar_soft_store_at(struct gpuar_soft_producer *p,
+				     uint64_t *word, uint64_t value,
+				     uint64_t at_ns)
+{
+	int ret = 0;
+
+	if (!p || !word)
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	if (p->len == p->cap) {
+		u32 cap = p->cap ? p->cap * 2 : 16;
+		struct soft_store *n = realloc(p->stores, cap * sizeof(*n));
+
+		if (!n) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		p->stores = n;
+		p->cap = cap;
+	}
+	p->stores[p->len++] = (struct soft_store){
+		.at = at_ns, .word = word, .value = value,
+	};
+	pthread_cond_broadcast(&p->changed);
+out:
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+GPUAR_EXPORT int gpuar_soft_store_after(struct gpuar_soft_producer *p,
+					uint64_t *word, uint64_t value,
+					uint64_t delay_ns)
+{
+	return gpuar_soft_store_at(p, word, value, gpuar_now_ns() + delay_ns);
+}
+
+GPUAR_EXPORT void gpuar_soft_fail_at(struct gpuar_soft_producer *p, int error,
+				     uint64_t at_ns)
+{
+	pthread_mutex_lock(&p->lock);
+	p->fail_error = error;
+	p->fail_at = at_ns;
+	pthread_mutex_unlock(&p->lock);
+}
+
+GPUAR_EXPORT uint64_t gpuar_soft_stores(struct gpuar_soft_producer *p)
+{
+	u64 n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->made;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+GPUAR_EXPORT uint64_t gpuar_soft_stored_at(struct gpuar_soft_producer *p,
+					   const uint64_t *word, uint64_t value)
+{
+	u64 t = 0;
+	u32 i;
+
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->len; i++)
+		if (p->stores[i].word == word && p->stores[i].value == value &&
+		    p->stores[i].stored_at)
+			t = p->stores[i].stored_at;
+	pthread_mutex_unlock(&p->lock);
+	return t;
+}
+
+static int soft_check(void *ctx, uint64_t *value)
+{
+	struct gpuar_soft_source *ss = ctx;
+	u64 v = gpuar_word_load(ss->word);
+
+	if (value)
+		*value = v;
+	return gpuar_reached(v, ss->target);
+}
+
+static int soft_status(void *ctx)
+{
+	struct gpuar_soft_source *ss = ctx;
+	struct gpuar_soft_producer *p = ss->producer;
+	int err = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->fail_error && gpuar_now_ns() >= p->fail_at)
+		err = p->fail_error;
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+static int soft_block(void *ctx)
+{
+	struct gpuar_soft_source *ss = ctx;
+	struct gpuar_soft_producer *p = ss->producer;
+	int err = 0;
+
+	pthread_mutex_lock(&p->lock);
+	while (!gpuar_reached(gpuar_word_load(ss->word), ss->target)) {
+		if (p->fail_error && gpuar_now_ns() >= p->fail_at) {
+			err = p->fail_error;
+			break;
+		}
+		if (!next_store(p) && !p->fail_error) {
+			/* Nothing scheduled can ever complete it. */
+			err = -EDEADLK;
+			break;
+		}
+		pthread_cond_wait(&p->changed, &p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+static int soft_park(void *ctx, const struct gpuar_clock *clock,
+		     uint64_t until_ns)
+{
+	struct gpuar_soft_source *ss = ctx;
+
+	if (clock->ops->wait_word)
+		clock->ops->wait_word(clock->ctx, ss->word,
+				      gpuar_word_load(ss->word), until_ns);
+	else
+		clock->ops->sleep_until(clock->ctx, until_ns);
+	return 0;
+}
+
+static const uint64_t *soft_word(void *ctx)
+{
+	return ((struct gpuar_soft_source *)ctx)->word;
+}
+
+static const struct gpuar_src_ops soft_ops = {
+	.check = soft_check,
+	.park = soft_park,
+	.status = soft_status,
+	.block = soft_block,
+	.word = soft_word,
+};
+
+GPUAR_EXPORT const struct gpuar_src *
+gpuar_soft_source_init(struct gpuar_soft_source *ss,
+		       struct gpuar_soft_producer *producer,
+		       const uint64_t *word, uint64_t target)
+{
+	ss->source.ops = &soft_ops;
+	ss->source.ctx = ss;
+	ss->producer = producer;
+	ss->word = word;
+	ss->target = target;
+	return &ss->source;
+}

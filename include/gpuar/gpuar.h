@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgpuar: GPU completion ports.
+ *
+ * A completion port is a file descriptor that turns readable when GPU work
+ * completes and yields fixed-size completion records (struct gpuar_record,
+ * from <linux/gpuar.h>). Two engines implement the same port:
+ *
+ *   kernel  the gpuar module's port (/dev/gpuar): the module sleeps on the
+ *           deadline estimator, checks the word from a timer, and queues the
+ *           record; the fd is exactly readable when a record is queued.
+ *   user    a port run by this library in the caller's process, with the
+ *           same validation, records and outcomes. See "The user engine's
+ *           fd" below for how it works with event loops.
+ *
+ * Conventions (as liburing): functions return 0 or a count on success and a
+ * negative errno on failure; they do not set errno. Functions that take a
+ * `struct gpuar_error *diag` also fill it (when non-NULL) with a coded error
+ * or warning (enum gpuar_code): callers branch on diag->code, never on the
+ * message text. diag->code is GPUAR_OK when there is nothing to report.
+ *
+ * Thread-safety is stated per object: a port is safe to use from several
+ * threads at once (it has its own lock); waiters are safe for concurrent
+ * gpuar_wait() calls; an executor belongs to the thread that runs it.
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds unless said otherwise.
+ */
+#ifndef GPUAR_GPUAR_H
+#define GPUAR_GPUAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/gpuar.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUAR_LIB_VERSION_MAJOR 0
+#define GPUAR_LIB_VERSION_MINOR 1
+#define GPUAR_LIB_VERSION_PATCH 0
+
+/* The library's version string ("0.1.0"). Thread-safe. */
+const char *gpuar_version(void);
+
+/* ------------------------------------------------------------ errors */
+
+/*
+ * The coded error registry (stable numbers, append-only), the same numbers
+ * as the shared core's registry. Guarded so the library's own sources can
+ * include the core's definition first.
+ */
+#ifndef GPUAR_CORE_CODES_H
+enum gpuar_code {
+	GPUAR_OK = 0,
+	GPUAR_E_INVALID_PLAN = 1,
+	GPUAR_W_PARK_FALLBACK = 2,
+	GPUAR_W_EXECUTOR_FALLBACK = 3,
+	GPUAR_E_EXECUTOR_REFUSED = 4,
+	GPUAR_E_INVALID_EXECUTOR = 5,
+	GPUAR_E_PENDED_INLINE = 6,
+	GPUAR_E_STALLED = 7,
+	GPUAR_E_BACKEND = 8,
+	GPUAR_E_INVALID_BANDS = 9,
+	GPUAR_E_ENGINE_UNAVAILABLE = 10,
+	GPUAR_W_ENGINE_FALLBACK = 11,
+	GPUAR_E_SYSTEM = 12,
+	GPUAR_E_INVALID_ARGUMENT = 13,
+};
+#endif
+
+#define GPUAR_MESSAGE_MAX 256
+
+/* A coded error or warning: the code, the errno it maps to, and the text. */
+struct gpuar_error {
+	uint32_t code;		/* enum gpuar_code; GPUAR_OK: nothing to report */
+	int32_t sys_errno;	/* the positive errno the call returned negated, or 0 */
+	char message[GPUAR_MESSAGE_MAX];	/* "name[code]: message" */
+};
+
+/* The registry's name for @code ("stalled"), or NULL if unassigned. Thread-safe. */
+const char *gpuar_code_name(uint32_t code);
+
+/* True when @code is a warning (the call went ahead). Thread-safe. */
+bool gpuar_code_is_warning(uint32_t code);
+
+/* CLOCK_MONOTONIC now, in ns. Thread-safe. */
+uint64_t gpuar_now_ns(void);
+
+/* ------------------------------------------------------ plans, bands */
+
+/*
+ * Parse a wait plan ("block", "poll", "flag:park_us=100,backstop_us=1000",
+ * optionally "+predict:margin_us=..,min_sleep_us=..,max_sleep_us=..,window=..").
+ * Parse once, keep the binary plan. Errors: -EINVAL with
+ * GPUAR_E_INVALID_PLAN naming the text and the first thing wrong.
+ * Thread-safe.
+ */
+int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
+			 struct gpuar_error *diag);
+
+/*
+ * Write @plan back as text (parse -> label round-trips). Returns the length
+ * the full label needs, as snprintf; @buf always NUL-terminated when
+ * @size > 0. Thread-safe.
+ */
+size_t gpuar_plan_to_text(const struct gpuar_plan *plan, char *buf,
+			  size_t size);
+
+#define GPUAR_WAIT_BANDS_MAX 4
+
+/* Plans by row count: band i applies from from_rows[i] up to the next edge. */
+struct gpuar_wait_bands {
+	uint32_t count;				/* 1..GPUAR_WAIT_BANDS_MAX */
+	uint32_t pad;
+	uint64_t from_rows[GPUAR_WAIT_BANDS_MAX];	/* [0] == 0, increasing */
+	struct gpuar_plan plan[GPUAR_WAIT_BANDS_MAX];
+};
+
+/*
+ * Parse bands ("<plan>;rows>=<n>:<plan>;..."). Errors: -EINVAL with
+ * GPUAR_E_INVALID_BANDS. Thread-safe.
+ */
+int gpuar_bands_from_text(const char *text, struct gpuar_wait_bands *bands,
+			  struct gpuar_error *diag);
+
+/* Write @bands back as text; as gpuar_plan_to_text. Thread-safe. */
+size_t gpuar_bands_to_text(const struct gpuar_wait_bands *bands, char *buf,
+			   size_t size);
+
+/* The one plan whose band holds @rows. Never NULL for parsed bands. Thread-safe. */
+const struct gpuar_plan *gpuar_bands_for_rows(const struct gpuar_wait_bands *bands,
+					      uint64_t rows);
+
+/*
+ * A published row count: a launcher updates it once per step, waiters read
+ * it to pick their band. Reads and writes are atomic (release/acquire);
+ * any number of threads may read while one publishes.
+ */
+struct gpuar_rows {
+	uint64_t rows;
+};
+
+void gpuar_rows_publish(struct gpuar_rows *rows, uint64_t count);
+uint64_t gpuar_rows_read(const struct gpuar_rows *rows);
+/* gpuar_bands_for_rows(bands, gpuar_rows_read(rows)). */
+const struct gpuar_plan *gpuar_bands_current(const struct gpuar_wait_bands *bands,
+					     const struct gpuar_rows *rows);
+
+/* ------------------------------------------------------------- ports */
+
+enum gpuar_engine {
+	GPUAR_ENGINE_AUTO = 0,		/* kernel when /dev/gpuar opens, else user */
+	GPUAR_ENGINE_KERNEL = 1,
+	GPUAR_ENGINE_USER = 2,
+};
+
+/*
+ * gpuar_port_options.flags: GPUAR_PORT_CLOEXEC and GPUAR_PORT_NONBLOCK from
+ * <linux/gpuar.h> (the port fd's O_CLOEXEC and O_NONBLOCK; NONBLOCK only
+ * matters to whoever read(2)s a kernel port directly: gpuar_reap waits in
+ * poll and never blocks past its timeout), and:
+ */
+#define GPUAR_PORT_STRICT (1U << 16)	/* refuse instead of falling back */
+/*
+ * User engine: run the engine on a watcher thread, so the port fd is
+ * readable exactly while a record is queued (no spurious readiness, no
+ * gpuar_port_process() needed), at the cost of one thread per port and a
+ * thread wake-up per completion. Ignored by the kernel engine, whose fd is
+ * exact already.
+ */
+#define GPUAR_PORT_WATCHER (1U << 17)
+
+struct gpuar_port_options {
+	uint32_t engine;		/* enum gpuar_engine */
+	uint32_t flags;			/* GPUAR_PORT_* */
+	const char *device_path;	/* NULL: GPUAR_DEVICE_PATH */
+	/*
+	 * User engine only, defaults (0) as the module's parameters of the
+	 * same names: the module's are set when it is loaded.
+	 */
+	uint64_t poll_interval_ns;	/* check interval of "poll" plans (50 us) */
+	uint64_t poll_backstop_ns;	/* backstop of poll plans and flag plans
+					 * with backstop_us=0 (1 s) */
+	uint32_t max_waits;		/* pending + unread waits (4096) */
+	uint32_t max_lines;		/* (64) */
+	uint32_t max_points;		/* estimator points (64) */
+	uint32_t pad;
+};
+
+struct gpuar_port;
+struct gpuar_line;
+
+/*
+ * Open a port. @opts may be NULL (auto engine, no flags, defaults).
+ *
+ * Engine choice: KERNEL opens @device_path; USER builds a user engine port;
+ * AUTO tries the kernel and falls back to the user engine with the warning
+ * GPUAR_W_ENGINE_FALLBACK in *@diag (return 0). With GPUAR_PORT_STRICT an
+ * AUTO request whose kernel engine is missing is refused, as is a KERNEL
+ * request whose device is missing: the open's negated errno (-ENOENT for a
+ * missing device node) with GPUAR_E_ENGINE_UNAVAILABLE. A KERNEL request without STRICT also falls
+ * back, with the warning. gpuar_port_engine() reports what runs.
+ *
+ * Errors: -EINVAL (unknown engine or flag bits), -ENODEV/-EACCES/... (kernel
+ * engine unavailable), -ENOMEM, -EMFILE. Thread-safe.
+ */
+int gpuar_port_open(struct gpuar_port **port,
+		    const struct gpuar_port_options *opts,
+		    struct gpuar_error *diag);
+
+/*
+ * Close the port: every pending wait is cancelled without a record, every
+ * line unmapped, the fd closed. The caller must ensure no other thread is
+ * using the port. NULL is ignored.
+ */
+void gpuar_port_close(struct gpuar_port *port);
+
+/* The engine that runs (KERNEL or USER, never AUTO). Thread-safe. */
+enum gpuar_engine gpuar_port_engine(const struct gpuar_port *port);
+
+/* "kernel" or "user". Thread-safe. */
+const char *gpuar_engine_name(enum gpuar_engine engine);
+
+/*
+ * The port's pollable fd (POLLIN). Owned by the port: do not close or read
+ * it. For the kernel engine it is the module's port, readable exactly when
+ * a record is queued; read() on it returns records (what gpuar_reap does).
+ *
+ * The user engine's fd. Nothing makes an fd readable at a GPU store by
+ * itself, so the user engine's fd is an epoll fd over (a) an eventfd that
+ * is readable while a record is queued, (b) a timerfd armed (absolute,
+ * CLOCK_MONOTONIC, hrtimer-backed, so no timer slack) at the next word check
+ * any pending wait needs, and (c) the sync_file of every pending fence
+ * wait. It turns readable when a record is ready *or the engine must run*:
+ * the caller's loop then calls gpuar_port_process() (or gpuar_reap(), which
+ * processes first). Readiness may therefore be spurious: after a check
+ * that found the work still pending there is no record, and the fd is
+ * re-armed for the next check. Level-triggered epoll, poll, libuv's
+ * uv_poll and io_uring's POLL_ADD all work; with EPOLLET, call
+ * gpuar_port_process() until it returns 0 after each wake-up.
+ *
+ * Thread-safe.
+ */
+int gpuar_port_fd(const struct gpuar_port *port);
+
+/*
+ * Run the user engine: make every word check that is due, complete the
+ * fence waits whose fence signalled, re-arm the timer. Returns the number
+ * of records now queued (>= 0). For the kernel engine it only reports the
+ * queued count (the module runs itself). Errors: negative errno of a
+ * failing system call. Thread-safe.
+ */
+int gpuar_port_process(struct gpuar_port *port);
+
+/*
+ * The next time (CLOCK_MONOTONIC ns) the user engine must run, or
+ * UINT64_MAX when no word wait is pending. 0 for the kernel engine.
+ * Thread-safe.
+ */
+uint64_t gpuar_port_next_check_ns(struct gpuar_port *port);
+
+/*
+ * Allocate a line: an ordinary anonymous page (mmap, one line per page, so
+ * no other allocation shares it) whose first 64 bytes are the line's eight
+ * u64 slots, zeroed. The kernel engine pins it (LINE_REGISTER); a vendor may
+ * register the same page for the device (cuMemHostRegister,
+ * hipHostRegister). Errors: -ENOMEM, -ENOSPC (port's line limit), the
+ * kernel's errno (e.g. -ENOMEM over RLIMIT_MEMLOCK). Thread-safe.
+ */
+int gpuar_line_alloc(struct gpuar_port *port, struct gpuar_line **line);
+
+/*
+ * Free a line. Errors: -EBUSY while waits on it are pending (nothing
+ * freed), -EINVAL if @line is not this port's. Thread-safe.
+ */
+int gpuar_line_free(struct gpuar_port *port, struct gpuar_line *line);
+
+/* The line's eight slots (64-byte aligned, page aligned). Thread-safe. */
+uint64_t *gpuar_line_words(const struct gpuar_line *line);
+
+/* The id word waits name the line by (gpuar_word_wait.line). Thread-safe. */
+uint32_t gpuar_line_id(const struct gpuar_line *line);
+
+/*
+ * Submit @count word waits (struct gpuar_word_wait from <linux/gpuar.h>:
+ * line = gpuar_line_id(), slot, target, point, user_data, plan, start_ns 0
+ * or the original start of a resubmission). All or nothing: on failure
+ * nothing was submitted and *@error_index (if non-NULL) is the first bad
+ * entry, or @count when the batch as a whole was refused.
+ * Returns @count on success.
+ *
+ * Both engines check and time a wait the same way: a flag plan every
+ * max(park_ns, check floor), a poll plan at the poll interval, a predicted
+ * sleep first; every wait has a backstop counted from its submission (the
+ * flag plan's backstop_ns, else the default poll backstop) after which a
+ * check that finds it pending ends it with a TIMEOUT record (status
+ * -ETIME): ask the vendor's status, and resubmit with the original
+ * start_ns if the work is merely late.
+ *
+ * Errors (the module's, which the user engine mirrors): -EINVAL (slot >= 8,
+ * flags/pad set, a plan failing validation, a block plan: block is the
+ * vendor's blocking wait, use gpuar_wait; start_ns in the future), -ENOENT
+ * (unknown line id), -E2BIG (@count above the wait limit), -ENOSPC (wait
+ * or point limit), -EFAULT (@waits NULL), -EPERM (kernel: another mm).
+ * Thread-safe.
+ */
+int gpuar_submit_word_waits(struct gpuar_port *port,
+			    const struct gpuar_word_wait *waits, uint32_t count,
+			    uint32_t *error_index);
+
+/*
+ * Submit @count fence waits (a sync_file fd each; the port takes its own
+ * reference, the caller may close its fd afterwards). The record carries
+ * the fence's error status and its signal time. All or nothing, as word
+ * waits. Errors: -EBADF (not an fd), -EINVAL (not a sync_file, flags or
+ * reserved set), -ENOSPC, -E2BIG (@count above the wait limit).
+ * The user engine's fence records carry value 0 (a sync_file does not
+ * expose its seqno to userspace); the kernel engine's carry the seqno.
+ * Thread-safe.
+ */
+int gpuar_submit_fence_waits(struct gpuar_port *port,
+			     const struct gpuar_fence_wait *waits,
+			     uint32_t count, uint32_t *error_index);
+
+/*
+ * Cancel every pending wait carrying @user_data; each gets a CANCELLED
+ * record (status -ECANCELED). Returns the number cancelled. Errors:
+ * -EALREADY when a wait with @user_data already completed and its record
+ * is queued (the cancel lost the race), -ENOENT when none is pending (an
+ * already cancelled wait included).
+ * Thread-safe.
+ */
+int gpuar_cancel(struct gpuar_port *port, uint64_t user_data);
+
+/*
+ * Reap up to @max records, in completion order. @timeout_ns < 0 blocks
+ * until at least one record is there, 0 never blocks, > 0 blocks at most
+ * that long. Returns the number of records (>= 1). Errors: -EAGAIN
+ * (timeout 0, none ready), -ETIME (timeout expired), -EINTR, -EINVAL
+ * (@max 0). The user engine runs while the caller waits. Thread-safe;
+ * each record goes to exactly one reaper.
+ */
+int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
+	       uint32_t max, int64_t timeout_ns);
+
+/*
+ * Port and per-point statistics (struct gpuar_port_stats and
+ * struct gpuar_point_stats from <linux/gpuar.h>; set ->point before the
+ * point call). Errors: -ENOENT for a point never used. Thread-safe.
+ */
+int gpuar_port_stats(struct gpuar_port *port, struct gpuar_port_stats *stats);
+int gpuar_point_stats(struct gpuar_port *port, struct gpuar_point_stats *stats);
+
+/* "immediate", "exact", "late", "fence", "timeout", "cancelled" or "?". */
+const char *gpuar_outcome_name(uint32_t outcome);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include <gpuar/source.h>
+#include <gpuar/wait.h>
+#include <gpuar/exec.h>
+#include <gpuar/soft.h>
+#include <gpuar/drm.h>
+
+#endif /* GPUAR_GPUAR_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The wait driver: one wait on one source under one plan, in the calling
+ * thread, with a per-point deadline estimator (the shared core's, the same
+ * code the module runs). Include through <gpuar/gpuar.h>.
+ *
+ *   block    the source's blocking wait only.
+ *   else     one check; done -> IMMEDIATE.
+ *   flag     arm the source.
+ *   predict  if the estimator gives a sleep: sleep to start + sleep,
+ *            check; done -> LATE.
+ *   poll     check every poll interval until done -> EXACT.
+ *   flag     park on the source for at most park_ns at a time, with a
+ *            status query at least every backstop_ns (the error
+ *            authority), checking after each park, until done -> EXACT.
+ *
+ * Done is never reported before a check saw it; a source error (check or
+ * status query) ends the wait with that error.
+ */
+#ifndef GPUAR_WAIT_H
+#define GPUAR_WAIT_H
+
+#include <stdint.h>
+#include <linux/gpuar.h>
+#include <gpuar/source.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpuar_error;
+
+struct gpuar_waiter_options {
+	const struct gpuar_clock *clock;	/* NULL: gpuar_clock_monotonic() */
+	uint64_t poll_interval_ns;		/* "poll" plans; 0: 50 us (floor 1 us) */
+	uint32_t max_points;			/* 0: 1024 */
+	uint32_t pad;
+};
+
+/* Counters of one waiter, over all its waits. */
+struct gpuar_waiter_stats {
+	uint64_t waits;
+	uint64_t outcomes[GPUAR_OUTCOME_COUNT];
+	uint64_t checks;
+	uint64_t sleeps;
+	uint64_t parks;
+	uint64_t status_queries;
+	uint64_t errors;
+};
+
+struct gpuar_waiter;
+
+/* Errors: -ENOMEM, -EINVAL (options). Thread-safe. */
+int gpuar_waiter_new(struct gpuar_waiter **waiter,
+		     const struct gpuar_waiter_options *opts);
+void gpuar_waiter_free(struct gpuar_waiter *waiter);
+
+/*
+ * Wait for @src under @plan at estimator point @point; on success fill
+ * *@rec (source WORD, or FENCE when the source has an fd and no word;
+ * outcome IMMEDIATE, LATE or EXACT; a block plan gives EXACT with
+ * checks 0) and return 0.
+ *
+ * Errors: -EINVAL + GPUAR_E_INVALID_PLAN (plan fails validation),
+ * -EOPNOTSUPP (block plan on a source without a blocking wait), -ENOSPC
+ * (point limit), or the source's negative error with GPUAR_E_BACKEND;
+ * then rec->status holds the error and rec->outcome is 0.
+ *
+ * Thread-safe: several threads may wait through one waiter at once (the
+ * estimator table has a lock; waits at one point then share it).
+ */
+int gpuar_wait(struct gpuar_waiter *waiter, const struct gpuar_src *src,
+	       const struct gpuar_plan *plan, uint64_t point,
+	       uint64_t user_data, struct gpuar_record *rec,
+	       struct gpuar_error *diag);
+
+/* Snapshot of the counters. Thread-safe. */
+void gpuar_waiter_stats(struct gpuar_waiter *waiter,
+			struct gpuar_waiter_stats *stats);
+
+/*
+ * The point's prediction in *@ns (0 if none); -ENOENT for an unknown point.
+ * Thread-safe.
+ */
+int gpuar_waiter_prediction(struct gpuar_waiter *waiter, uint64_t point,
+			    uint64_t *ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUAR_WAIT_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* The executor's state, shared by exec.c and its io_uring idle (uring.c). */
+#ifndef GPUAR_LIB_EXEC_INTERNAL_H
+#define GPUAR_LIB_EXEC_INTERNAL_H
+
+#include "internal.h"
+
+#include <liburing.h>
+#include <stdio.h>
+
+struct gpuar_exec {
+	enum gpuar_exec_kind kind;
+	const struct gpuar_clock *clock;
+	u64 park_bound_ns;
+	struct gpuar_task **tasks;
+	u32 ntasks, cap;
+	u64 seq;
+	struct gpuar_exec_stats st;
+	/* io-uring kind: idle sleeps are IORING_OP_TIMEOUTs on this ring */
+	struct io_uring ring;
+	struct gpuar_clock uring_clock;
+	bool uring_ready;
+};
+
+/* Set up ex->ring and make ex->clock the io_uring clock. */
+int gpuar_uring_clock_init(struct gpuar_exec *ex);
+void gpuar_uring_clock_exit(struct gpuar_exec *ex);
+
+#endif /* GPUAR_LIB_EXEC_INTERNAL_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every library source includes first: the shared core's headers,
+ * then the public API (whose copy of the code registry steps aside for the
+ * core's), then the library's internal helpers.
+ */
+#ifndef GPUAR_LIB_INTERNAL_H
+#define GPUAR_LIB_INTERNAL_H
+
+#include "types.h"
+#include "codes.h"
+#include "line.h"
+#include "plan.h"
+#include "estimator.h"
+#include "plan_text.h"
+
+#include <gpuar/gpuar.h>
+
+/*
+ * Load a word with acquire semantics. Words are the caller's uint64_t
+ * (the core's u64 is __u64, another type of the same size), so they are
+ * always accessed through this type.
+ */
+static inline u64 gpuar_word_load(const uint64_t *word)
+{
+	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+#define GPUAR_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Fill *@diag (if non-NULL) with @code formatted from @args, remembering
+ * @sys_errno (positive). Returns -@sys_errno, so callers can
+ * `return gpuar_diag_set(...)`.
+ */
+int gpuar_diag_set(struct gpuar_error *diag, u32 code, int sys_errno,
+		   const char *const *args, u32 nargs);
+void gpuar_diag_clear(struct gpuar_error *diag);
+
+/* A wrapper that formats a system-call failure (GPUAR_E_SYSTEM). */
+int gpuar_diag_sys(struct gpuar_error *diag, const char *what, int err);
+
+/*
+ * Set the calling thread's timer slack to 1 ns for a deadline sleep
+ * (poll, ppoll, clock_nanosleep round by the slack, 50 us by default);
+ * returns the previous slack for gpuar_slack_restore.
+ */
+int gpuar_slack_tighten(void);
+void gpuar_slack_restore(int old);
+
+/* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
+const char *gpuar_u64_text(u64 v, char *buf);
+
+#endif /* GPUAR_LIB_INTERNAL_H */

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/* Opening a port on an engine, lines, and dispatch to the engine. */
+#include "port.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
+			  GPUAR_PORT_WATCHER)
+
+GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
+{
+	switch (engine) {
+	case GPUAR_ENGINE_KERNEL:
+		return "kernel";
+	case GPUAR_ENGINE_USER:
+		return "user";
+	case GPUAR_ENGINE_AUTO:
+		return "auto";
+	}
+	return "?";
+}
+
+int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec ts, *tsp = NULL;
+	u64 now;
+	int n, old, err;
+
+	if (deadline_ns != GPUAR_U64_MAX) {
+		now = gpuar_now_ns();
+		if (now >= deadline_ns)
+			deadline_ns = now;
+		ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
+		tsp = &ts;
+	}
+	old = gpuar_slack_tighten();
+	n = ppoll(&pfd, 1, tsp, NULL);
+	err = errno;
+	gpuar_slack_restore(old);
+	if (n < 0)
+		return -err;
+	return n > 0;
+}
+
+static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
+		       struct gpuar_error *diag)
+{
+	bool strict = o->flags & GPUAR_PORT_STRICT;
+	const char *path = o->device_path ? o->device_path : GPUAR_DEVICE_PATH;
+	const char *args[3];
+	int ret;
+
+	if (o->engine == GPUAR_ENGINE_USER)
+		return gpuar_port_user_open(p, o);
+	ret = gpuar_port_kernel_open(p, o);
+	if (ret == 0)
+		return 0;
+	args[0] = "kernel";
+	args[1] = strerror(-ret);
+	if (strict) {
+		char why[GPUAR_MESSAGE_MAX];
+
+		/* Name the device so the refusal says what was missing. */
+		strncpy(why, path, sizeof(why) - 1);
+		why[sizeof(why) - 1] = '\0';
+		strncat(why, ": ", sizeof(why) - strlen(why) - 1);
+		strncat(why, strerror(-ret), sizeof(why) - strlen(why) - 1);
+		args[1] = why;
+		return gpuar_diag_set(diag, GPUAR_E_ENGINE_UNAVAILABLE, -ret,
+				      args, 2);
+	}
+	ret = gpuar_port_user_open(p, o);
+	if (ret == 0) {
+		args[2] = "user";
+		gpuar_diag_set(diag, GPUAR_W_ENGINE_FALLBACK, 0, args, 3);
+	}
+	return ret;
+}
+
+GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
+				 const struct gpuar_port_options *opts,
+				 struct gpuar_error *diag)
+{
+	struct gpuar_port_options o = { 0 };
+	struct gpuar_port *p;
+	const char *args[2];
+	int ret;
+
+	gpuar_diag_clear(diag);
+	if (!port) {
+		args[0] = "port";
+		args[1] = "must not be NULL";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	*port = NULL;
+	if (opts)
+		o = *opts;
+	if (o.engine > GPUAR_ENGINE_USER || (o.flags & ~PORT_KNOWN_FLAGS)) {
+		args[0] = o.engine > GPUAR_ENGINE_USER ? "engine" : "flags";
+		args[1] = "unknown value";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	if (!o.max_waits)
+		o.max_waits = 4096;
+	if (!o.max_lines)
+		o.max_lines = 64;
+	if (!o.max_points)
+		o.max_points = 64;
+	if (!o.poll_interval_ns)
+		o.poll_interval_ns = 50000;
+	if (!o.poll_backstop_ns)
+		o.poll_backstop_ns = 1000000000ULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return gpuar_diag_sys(diag, "calloc", ENOMEM);
+	p->fd = -1;
+	p->max_lines = o.max_lines;
+	pthread_mutex_init(&p->lines_lock, NULL);
+	ret = open_engine(p, &o, diag);
+	if (ret) {
+		if (diag && diag->code == GPUAR_OK)
+			gpuar_diag_sys(diag, "opening the port", -ret);
+		pthread_mutex_destroy(&p->lines_lock);
+		free(p);
+		return ret;
+	}
+	*port = p;
+	return 0;
+}
+
+GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
+{
+	u32 i;
+
+	if (!port)
+		return;
+	/* The engine goes first: it stops reading the lines' words. */
+	port->ops->close(port);
+	for (i = 0; i < port->lines_cap; i++) {
+		if (!port->lines[i])
+			continue;
+		munmap(port->lines[i]->words, (size_t)sysconf(_SC_PAGESIZE));
+		free(port->lines[i]);
+	}
+	free(port->lines);
+	pthread_mutex_destroy(&port->lines_lock);
+	free(port);
+}
+
+GPUAR_EXPORT enum gpuar_engine gpuar_port_engine(const struct gpuar_port *port)
+{
+	return port->engine;
+}
+
+GPUAR_EXPORT int gpuar_port_fd(const struct gpuar_port *port)
+{
+	return port->fd;
+}
+
+GPUAR_EXPORT int gpuar_line_alloc(struct gpuar_port *port,
+				  struct gpuar_line **out)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct gpuar_line *line;
+	u32 slot;
+	int ret;
+
+	if (!port || !out)
+		return -EINVAL;
+	*out = NULL;
+	line = calloc(1, sizeof(*line));
+	if (!line)
+		return -ENOMEM;
+	line->words = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (line->words == MAP_FAILED) {
+		free(line);
+		return -ENOMEM;
+	}
+	line->port = port;
+	pthread_mutex_lock(&port->lines_lock);
+	if (port->lines_used >= port->max_lines) {
+		ret = -ENOSPC;
+		goto fail;
+	}
+	for (slot = 0; slot < port->lines_cap && port->lines[slot]; slot++)
+		;
+	if (slot == port->lines_cap) {
+		u32 cap = port->lines_cap ? port->lines_cap * 2 : 16;
+		struct gpuar_line **n = realloc(port->lines, cap * sizeof(*n));
+
+		if (!n) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		memset(n + port->lines_cap, 0,
+		       (cap - port->lines_cap) * sizeof(*n));
+		port->lines = n;
+		port->lines_cap = cap;
+	}
+	ret = port->ops->line_register(port, line);
+	if (ret)
+		goto fail;
+	port->lines[slot] = line;
+	port->lines_used++;
+	pthread_mutex_unlock(&port->lines_lock);
+	*out = line;
+	return 0;
+fail:
+	pthread_mutex_unlock(&port->lines_lock);
+	munmap(line->words, page);
+	free(line);
+	return ret;
+}
+
+GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
+				 struct gpuar_line *line)
+{
+	u32 slot;
+	int ret;
+
+	if (!port || !line)
+		return -EINVAL;
+	pthread_mutex_lock(&port->lines_lock);
+	for (slot = 0; slot < port->lines_cap && port->lines[slot] != line; slot++)
+		;
+	if (slot == port->lines_cap) {
+		pthread_mutex_unlock(&port->lines_lock);
+		return -EINVAL;
+	}
+	ret = port->ops->line_unregister(port, line);
+	if (ret == 0) {
+		port->lines[slot] = NULL;
+		port->lines_used--;
+	}
+	pthread_mutex_unlock(&port->lines_lock);
+	if (ret)
+		return ret;
+	munmap(line->words, (size_t)sysconf(_SC_PAGESIZE));
+	free(line);
+	return 0;
+}
+
+GPUAR_EXPORT uint64_t *gpuar_line_words(const struct gpuar_line *line)
+{
+	return line->words;
+}
+
+GPUAR_EXPORT uint32_t gpuar_line_id(const struct gpuar_line *line)
+{
+	return line->id;
+}
+
+GPUAR_EXPORT int gpuar_submit_word_waits(struct gpuar_port *port,
+					 const struct gpuar_word_wait *waits,
+					 uint32_t count, uint32_t *error_index)
+{
+	u32 idx = count;
+	int ret;
+
+	if (!port)
+		return -EINVAL;
+	if (count && !waits)
+		ret = -EFAULT;
+	else
+		ret = port->ops->submit_word(port, waits, count, &idx);
+	if (error_index)
+		*error_index = ret < 0 ? idx : 0;
+	return ret;
+}
+
+GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
+					  const struct gpuar_fence_wait *waits,
+					  uint32_t count, uint32_t *error_index)
+{
+	u32 idx = count;
+	int ret;
+
+	if (!port)
+		return -EINVAL;
+	if (count && !waits)
+		ret = -EFAULT;
+	else
+		ret = port->ops->submit_fence(port, waits, count, &idx);
+	if (error_index)
+		*error_index = ret < 0 ? idx : 0;
+	return ret;
+}
+
+GPUAR_EXPORT int gpuar_cancel(struct gpuar_port *port, uint64_t user_data)
+{
+	return port ? port->ops->cancel(port, user_data) : -EINVAL;
+}
+
+GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
+			    struct gpuar_record *records, uint32_t max,
+			    int64_t timeout_ns)
+{
+	if (!port || !records || !max)
+		return -EINVAL;
+	return port->ops->reap(port, records, max, timeout_ns);
+}
+
+GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
+{
+	return port ? port->ops->process(port) : -EINVAL;
+}
+
+GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)
+{
+	return port->ops->next_check(port);
+}
+
+GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
+				  struct gpuar_port_stats *stats)
+{
+	if (!port || !stats)
+		return -EINVAL;
+	return port->ops->stats(port, stats);
+}
+
+GPUAR_EXPORT int gpuar_point_stats(struct gpuar_port *port,
+				   struct gpuar_point_stats *stats)
+{
+	if (!port || !stats)
+		return -EINVAL;
+	return port->ops->point_stats(port, stats);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* A port and its two engines (kernel: port_kernel.c, user: port_user.c). */
+#ifndef GPUAR_LIB_PORT_H
+#define GPUAR_LIB_PORT_H
+
+#include "internal.h"
+
+#include <pthread.h>
+
+struct gpuar_line {
+	uint64_t *words;	/* page-aligned anonymous page */
+	struct gpuar_port *port;
+	u32 id;
+	u32 pending;		/* user engine: waits referencing the line */
+};
+
+struct gpuar_engine_ops {
+	int (*line_register)(struct gpuar_port *port, struct gpuar_line *line);
+	int (*line_unregister)(struct gpuar_port *port, struct gpuar_line *line);
+	int (*submit_word)(struct gpuar_port *port,
+			   const struct gpuar_word_wait *waits, u32 count,
+			   u32 *error_index);
+	int (*submit_fence)(struct gpuar_port *port,
+			    const struct gpuar_fence_wait *waits, u32 count,
+			    u32 *error_index);
+	int (*cancel)(struct gpuar_port *port, u64 user_data);
+	int (*reap)(struct gpuar_port *port, struct gpuar_record *records,
+		    u32 max, int64_t timeout_ns);
+	int (*process)(struct gpuar_port *port);
+	u64 (*next_check)(struct gpuar_port *port);
+	int (*stats)(struct gpuar_port *port, struct gpuar_port_stats *stats);
+	int (*point_stats)(struct gpuar_port *port,
+			   struct gpuar_point_stats *stats);
+	void (*close)(struct gpuar_port *port);
+};
+
+struct gpuar_port {
+	enum gpuar_engine engine;
+	int fd;
+	const struct gpuar_engine_ops *ops;
+	void *state;		/* the engine's */
+	pthread_mutex_t lines_lock;
+	struct gpuar_line **lines;	/* by slot; NULL where free */
+	u32 lines_cap;
+	u32 lines_used;
+	u32 max_lines;
+};
+
+int gpuar_port_kernel_open(struct gpuar_port *port,
+			   const struct gpuar_port_options *opts);
+int gpuar_port_user_open(struct gpuar_port *port,
+			 const struct gpuar_port_options *opts);
+
+/*
+ * Wait for @fd to turn readable until @deadline_ns (UINT64_MAX: forever).
+ * 1 readable, 0 deadline passed, negative errno.
+ */
+int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
+
+#endif /* GPUAR_LIB_PORT_H */

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wait driver: one wait on one source under one plan, in the calling
+ * thread (see <gpuar/wait.h>). Outcomes and learning come from the same
+ * state machine as the user engine's port (wstep.c).
+ */
+#include "wstep.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A park of 0 ns would never let a virtual clock move. */
+#define DRIVER_CHECK_FLOOR_NS 1000ULL
+
+struct gpuar_waiter {
+	const struct gpuar_clock *clock;
+	u64 poll_interval_ns;
+	pthread_mutex_t lock;	/* the estimator table and the counters */
+	struct gpuar_est_table tab;
+	struct gpuar_est_entry *slots;
+	struct gpuar_waiter_stats st;
+};
+
+GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
+				  const struct gpuar_waiter_options *opts)
+{
+	struct gpuar_waiter_options o = { 0 };
+	struct gpuar_waiter *w;
+	u32 cap = 1;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts)
+		o = *opts;
+	if (!o.max_points)
+		o.max_points = 1024;
+	if (o.max_points > (1U << 24))
+		return -EINVAL;
+	while (cap < o.max_points * 2)
+		cap <<= 1;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->slots = calloc(cap, sizeof(*w->slots));
+	if (!w->slots) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->clock = o.clock ? o.clock : gpuar_clock_monotonic();
+	w->poll_interval_ns = o.poll_interval_ns ? o.poll_interval_ns : 50000;
+	gpuar_est_table_init(&w->tab, w->slots, cap, o.max_points);
+	pthread_mutex_init(&w->lock, NULL);
+	*out = w;
+	return 0;
+}
+
+GPUAR_EXPORT void gpuar_waiter_free(struct gpuar_waiter *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_destroy(&w->lock);
+	free(w->slots);
+	free(w);
+}
+
+static u64 now_of(const struct gpuar_clock *c)
+{
+	return c->ops->now(c->ctx);
+}
+
+static int source_error(struct gpuar_waiter *w, struct gpuar_record *rec,
+			int err, const char *where, struct gpuar_error *diag)
+{
+	char num[24];
+	const char *args[4] = { "source", num, where, "" };
+
+	snprintf(num, sizeof(num), "%d", err);
+	args[3] = strerror(-err);
+	rec->status = err;
+	rec->outcome = 0;
+	pthread_mutex_lock(&w->lock);
+	w->st.errors++;
+	pthread_mutex_unlock(&w->lock);
+	gpuar_diag_set(diag, GPUAR_E_BACKEND, -err, args, 4);
+	return err;
+}
+
+static int wait_block(struct gpuar_waiter *w, const struct gpuar_src *src,
+		      struct gpuar_wstep *ws, struct gpuar_record *rec,
+		      struct gpuar_error *diag)
+{
+	uint64_t value = 0;
+	int ret;
+
+	if (!src->ops->block) {
+		const char *args[2] = { "plan", "block needs a source with a blocking wait" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EOPNOTSUPP,
+				      args, 2);
+	}
+	ret = src->ops->block(src->ctx);
+	if (ret < 0)
+		return source_error(w, rec, ret, "blocking wait", diag);
+	src->ops->check(src->ctx, &value);
+	ws->complete_ns = now_of(w->clock);
+	ws->outcome = GPUAR_OUTCOME_EXACT;
+	ws->checks = 0;
+	rec->complete_ns = ws->complete_ns;
+	rec->outcome = GPUAR_OUTCOME_EXACT;
+	rec->checks = 0;
+	rec->value = value;
+	return 0;
+}
+
+/* One check, counted; returns 1 done, 0 pending, < 0 source error. */
+static int check(struct gpuar_waiter *w, const struct gpuar_src *src,
+		 uint64_t *value)
+{
+	int r = src->ops->check(src->ctx, value);
+
+	pthread_mutex_lock(&w->lock);
+	w->st.checks++;
+	pthread_mutex_unlock(&w->lock);
+	return r;
+}
+
+static bool stepped(struct gpuar_waiter *w, struct gpuar_wstep *ws,
+		    struct gpuar_est_entry *e, u64 now, bool done)
+{
+	bool end;
+
+	pthread_mutex_lock(&w->lock);
+	end = gpuar_wstep_checked(ws, &e->est, now, done);
+	if (end)
+		e->outcomes[ws->outcome]++;
+	pthread_mutex_unlock(&w->lock);
+	return end;
+}
+
+static void count(struct gpuar_waiter *w, uint64_t *ctr)
+{
+	pthread_mutex_lock(&w->lock);
+	(*ctr)++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Park a flag wait until its next check, with backstop status queries. */
+static int park(struct gpuar_waiter *w, const struct gpuar_src *src,
+		struct gpuar_wstep *ws, u64 *next_status)
+{
+	const struct gpuar_clock *c = w->clock;
+	u64 now = now_of(c), until = ws->next_ns;
+	int ret;
+
+	if (src->ops->status && now >= *next_status) {
+		count(w, &w->st.status_queries);
+		ret = src->ops->status(src->ctx);
+		if (ret < 0)
+			return ret;
+		*next_status = now + ws->plan.backstop_ns;
+	}
+	if (src->ops->status && *next_status < until)
+		until = *next_status;
+	count(w, &w->st.parks);
+	if (src->ops->park)
+		return src->ops->park(src->ctx, c, until);
+	c->ops->sleep_until(c->ctx, until);
+	return 0;
+}
+
+GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
+			    const struct gpuar_src *src,
+			    const struct gpuar_plan *plan, uint64_t point,
+			    uint64_t user_data, struct gpuar_record *rec,
+			    struct gpuar_error *diag)
+{
+	const struct gpuar_clock *c;
+	struct gpuar_est_entry *e;
+	struct gpuar_wstep ws;
+	enum gpuar_plan_fault fault;
+	uint64_t value = 0;
+	u64 start, next_status = 0;
+	/* The driver never times out: its backstop is the status query. */
+	struct gpuar_wstep_cfg cfg = {
+		.poll_interval_ns = w ? w->poll_interval_ns : 0,
+		.floor_ns = DRIVER_CHECK_FLOOR_NS,
+	};
+	bool done;
+	int r;
+
+	gpuar_diag_clear(diag);
+	if (!w || !src || !src->ops || !src->ops->check || !plan || !rec) {
+		const char *args[2] = { "wait", "waiter, source (with check), plan and record are required" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	fault = gpuar_plan_check(plan);
+	if (fault != GPUAR_PLAN_OK) {
+		char label[GPUAR_PLAN_LABEL_MAX];
+		const char *args[3] = { label, gpuar_plan_fault_str(fault), "0" };
+
+		gpuar_plan_label(plan, label, sizeof(label));
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_PLAN, EINVAL, args, 3);
+	}
+	c = w->clock;
+	memset(rec, 0, sizeof(*rec));
+	start = now_of(c);
+	rec->user_data = user_data;
+	rec->start_ns = start;
+	rec->point = point;
+	rec->version = GPUAR_RECORD_VERSION_1;
+	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
+			GPUAR_SOURCE_WORD;
+	pthread_mutex_lock(&w->lock);
+	w->st.waits++;
+	e = gpuar_wstep_point(&w->tab, point, plan);
+	pthread_mutex_unlock(&w->lock);
+	if (!e) {
+		const char *args[2] = { "point", "the waiter's point limit is reached" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, ENOSPC, args, 2);
+	}
+	memset(&ws, 0, sizeof(ws));
+	if (plan->park == GPUAR_PARK_BLOCK) {
+		r = wait_block(w, src, &ws, rec, diag);
+		if (r == 0) {
+			pthread_mutex_lock(&w->lock);
+			w->st.outcomes[GPUAR_OUTCOME_EXACT]++;
+			e->outcomes[GPUAR_OUTCOME_EXACT]++;
+			pthread_mutex_unlock(&w->lock);
+		}
+		return r;
+	}
+	r = check(w, src, &value);
+	if (r < 0)
+		return source_error(w, rec, r, "check", diag);
+	pthread_mutex_lock(&w->lock);
+	done = gpuar_wstep_begin(&ws, plan, &e->est, start, now_of(c), r > 0,
+				 &cfg);
+	if (done)
+		e->outcomes[ws.outcome]++;
+	pthread_mutex_unlock(&w->lock);
+	if (!done && plan->park == GPUAR_PARK_FLAG && src->ops->arm) {
+		r = src->ops->arm(src->ctx);
+		if (r < 0)
+			return source_error(w, rec, r, "arm", diag);
+	}
+	while (!done) {
+		if (ws.phase == GPUAR_WSTEP_SLEEP) {
+			count(w, &w->st.sleeps);
+			c->ops->sleep_until(c->ctx, ws.next_ns);
+		} else if (plan->park == GPUAR_PARK_FLAG) {
+			if (!next_status)
+				next_status = ws.park_from_ns + plan->backstop_ns;
+			r = park(w, src, &ws, &next_status);
+			if (r < 0)
+				return source_error(w, rec, r, "status query", diag);
+		} else {
+			c->ops->sleep_until(c->ctx, ws.next_ns);
+		}
+		r = check(w, src, &value);
+		if (r < 0)
+			return source_error(w, rec, r, "check", diag);
+		done = stepped(w, &ws, e, now_of(c), r > 0);
+	}
+	gpuar_wstep_record(&ws, rec, user_data, point, value);
+	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
+		      GPUAR_SOURCE_WORD;
+	pthread_mutex_lock(&w->lock);
+	w->st.outcomes[ws.outcome]++;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+GPUAR_EXPORT void gpuar_waiter_stats(struct gpuar_waiter *w,
+				     struct gpuar_waiter_stats *stats)
+{
+	pthread_mutex_lock(&w->lock);
+	*stats = w->st;
+	pthread_mutex_unlock(&w->lock);
+}
+
+GPUAR_EXPORT int gpuar_waiter_prediction(struct gpuar_waiter *w,
+					 uint64_t point, uint64_t *ns)
+{
+	struct gpuar_est_entry *e;
+	u64 p = 0;
+
+	pthread_mutex_lock(&w->lock);
+	e = gpuar_est_table_find(&w->tab, point);
+	if (e)
+		gpuar_est_predict(&e->est, &p);
+	pthread_mutex_unlock(&w->lock);
+	if (ns)
+		*ns = p;
+	return e ? 0 : -ENOENT;
+}
