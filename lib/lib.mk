@@ -64,7 +64,8 @@ uninstall-lib:
 INSTALL_TARGETS += install-lib
 
 # check-quickstart: what the README promises. Install into a temporary
-# DESTDIR, then build examples/quickstart.c with nothing but
+# DESTDIR, then build the README's first ```c block (which must be
+# examples/quickstart.c, word for word) with nothing but
 # `cc quickstart.c $(pkg-config --cflags --libs gpuar)` against it (the
 # shared library), and run it: no GPU, no module needed.
 QS_DIR := $(BUILD)/quickstart
@@ -74,7 +75,10 @@ check-quickstart: $(LIB_A) $(LIB_SO)
 	@rm -rf $(QS_DIR) && mkdir -p $(QS_DIR)
 	@$(MAKE) --no-print-directory install-lib DESTDIR=$(abspath $(QS_DIR))/root \
 		PREFIX=/usr/local LIBDIR=/usr/local/lib INCLUDEDIR=/usr/local/include >/dev/null
-	@cp examples/quickstart.c $(QS_DIR)/quickstart.c
+	@awk '/^```c$$/ { on = 1; next } on && /^```$$/ { exit } on' README.md \
+		> $(QS_DIR)/quickstart.c
+	@cmp -s $(QS_DIR)/quickstart.c examples/quickstart.c || \
+		{ echo "not ok - README's first c block differs from examples/quickstart.c"; exit 1; }
 	@cd $(QS_DIR) && root=$$(pwd)/root && \
 	  PKG_CONFIG_PATH=$$root/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$root \
 	  sh -c 'cc quickstart.c $$(pkg-config --cflags --libs gpuar) -o quickstart' && \
