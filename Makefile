@@ -59,7 +59,7 @@ INSTALL_TARGETS :=
 
 include core/core.mk
 # Backends define BACKEND_SRCS, which lib/lib.mk builds into the library.
--include backends/backends.mk
+include backends/backends.mk
 include lib/lib.mk
 include tools/tools.mk
 include selftests/unit/unit.mk

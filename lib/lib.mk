@@ -12,7 +12,9 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS) $(CORE_USER_SRCS) $(LIB_SRC
 LIB_A := $(BUILD)/lib/libgpuar.a
 LIB_SO := $(BUILD)/lib/libgpuar.so.$(VERSION)
 # What a program linking $(LIB_A) also needs (the shared library records it).
-LIB_LDLIBS := -luring -ldrm
+# -ldl: the CUDA/HIP backends dlopen the vendor driver (a separate
+# library before glibc 2.34, which GPU machines may still run).
+LIB_LDLIBS := -luring -ldrm -ldl
 LIB_DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 
 $(BUILD)/backends/drm/%.o: CPPFLAGS_ALL += $(LIB_DRM_CFLAGS)

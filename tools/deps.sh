@@ -16,6 +16,8 @@ pkgs=(
 	bc bison flex libelf-dev libssl-dev dwarves pahole cpio xz-utils zstd kmod rsync
 	# userspace dependencies
 	check liburing-dev libdrm-dev libuv1-dev
+	# HIP declarations are checked against these headers (ROCm 5.2)
+	libamdhip64-dev
 	# kernel module build, lint and packaging
 	linux-headers-amd64 linux-source sparse dkms
 	# VM test runner

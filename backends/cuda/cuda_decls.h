@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The few CUDA driver API types, constants and entry-point signatures the
+ * CUDA backend uses, declared here so the backend builds without the CUDA
+ * toolkit. Names carry a gcu_/GCU_ prefix so this header can share a
+ * translation unit with the real <cuda.h>: cuda_decl_check.c does exactly
+ * that and asserts that every declaration below matches the toolkit's
+ * (values, sizes and function-pointer types).
+ *
+ * The signatures are those of the CUDA 12.0 ABI, the version the loader
+ * asks cuGetProcAddress_v2 for (GCU_ABI_VERSION). The opaque handle types
+ * reuse the toolkit's incomplete struct tags (struct CUctx_st, ...), which
+ * is what makes the function-pointer types compatible with the real ones.
+ */
+#ifndef GPUAR_BACKENDS_CUDA_DECLS_H
+#define GPUAR_BACKENDS_CUDA_DECLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The driver API version whose entry-point ABI the backend is written to. */
+#define GCU_ABI_VERSION 12000
+
+/* CUresult is an enum with no negative values: unsigned int on Linux. */
+typedef unsigned int gcu_result;
+typedef int gcu_device;
+typedef unsigned long long gcu_deviceptr;
+typedef uint64_t gcu_u64;
+typedef struct CUctx_st *gcu_context;
+typedef struct CUstream_st *gcu_stream;
+
+/* CUresult values the backend branches on or names. */
+enum {
+	GCU_SUCCESS = 0,
+	GCU_ERROR_INVALID_VALUE = 1,
+	GCU_ERROR_OUT_OF_MEMORY = 2,
+	GCU_ERROR_NOT_INITIALIZED = 3,
+	GCU_ERROR_DEINITIALIZED = 4,
+	GCU_ERROR_STUB_LIBRARY = 34,
+	GCU_ERROR_NO_DEVICE = 100,
+	GCU_ERROR_INVALID_DEVICE = 101,
+	GCU_ERROR_ECC_UNCORRECTABLE = 214,
+	GCU_ERROR_INVALID_CONTEXT = 201,
+	GCU_ERROR_INVALID_HANDLE = 400,
+	GCU_ERROR_NOT_FOUND = 500,
+	GCU_ERROR_NOT_READY = 600,
+	GCU_ERROR_ILLEGAL_ADDRESS = 700,
+	GCU_ERROR_LAUNCH_TIMEOUT = 702,
+	GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+	GCU_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
+	GCU_ERROR_HARDWARE_STACK_ERROR = 714,
+	GCU_ERROR_ILLEGAL_INSTRUCTION = 715,
+	GCU_ERROR_MISALIGNED_ADDRESS = 716,
+	GCU_ERROR_INVALID_ADDRESS_SPACE = 717,
+	GCU_ERROR_INVALID_PC = 718,
+	GCU_ERROR_LAUNCH_FAILED = 719,
+	GCU_ERROR_NOT_SUPPORTED = 801,
+	GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	GCU_ERROR_UNKNOWN = 999,
+};
+
+/* CUdevice_attribute */
+enum { GCU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122 };
+
+/* Special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). */
+#define GCU_STREAM_LEGACY ((gcu_stream)0x1)
+#define GCU_STREAM_PER_THREAD ((gcu_stream)0x2)
+
+/* cuStreamCreate flags */
+enum { GCU_STREAM_DEFAULT = 0x0, GCU_STREAM_NON_BLOCKING = 0x1 };
+
+/* cuMemHostRegister flags */
+#define GCU_MEMHOSTREGISTER_PORTABLE 0x01
+#define GCU_MEMHOSTREGISTER_DEVICEMAP 0x02
+
+/* CUstreamWaitValue_flags: GEQ compares in wrapping order,
+ * (int64_t)(*addr - value) >= 0, the same rule as gpuar_reached(). */
+enum { GCU_STREAM_WAIT_VALUE_GEQ = 0x0 };
+/* CUstreamWriteValue_flags: the default keeps the memory barrier. */
+enum { GCU_STREAM_WRITE_VALUE_DEFAULT = 0x0 };
+
+/* CUstreamCaptureStatus */
+enum {
+	GCU_STREAM_CAPTURE_STATUS_NONE = 0,
+	GCU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+	GCU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+};
+
+/* CUdriverProcAddress_flags and CUdriverProcAddressQueryResult */
+enum { GCU_GET_PROC_ADDRESS_DEFAULT = 0 };
+enum {
+	GCU_GET_PROC_ADDRESS_SUCCESS = 0,
+	GCU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+	GCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+};
+
+/* Entry points, as function-pointer types (CUDAAPI is empty on Linux). */
+typedef gcu_result (*gcu_fn_cuGetProcAddress_v2)(const char *symbol,
+						  void **pfn, int version,
+						  gcu_u64 flags,
+						  unsigned int *status);
+typedef gcu_result (*gcu_fn_cuInit)(unsigned int flags);
+typedef gcu_result (*gcu_fn_cuDriverGetVersion)(int *version);
+typedef gcu_result (*gcu_fn_cuGetErrorName)(gcu_result error,
+					     const char **name);
+typedef gcu_result (*gcu_fn_cuDeviceGet)(gcu_device *device, int ordinal);
+typedef gcu_result (*gcu_fn_cuDeviceGetCount)(int *count);
+typedef gcu_result (*gcu_fn_cuDeviceGetAttribute)(int *value,
+						   unsigned int attribute,
+						   gcu_device device);
+typedef gcu_result (*gcu_fn_cuDevicePrimaryCtxRetain)(gcu_context *ctx,
+						       gcu_device device);
+typedef gcu_result (*gcu_fn_cuDevicePrimaryCtxRelease_v2)(gcu_device device);
+typedef gcu_result (*gcu_fn_cuCtxPushCurrent_v2)(gcu_context ctx);
+typedef gcu_result (*gcu_fn_cuCtxPopCurrent_v2)(gcu_context *ctx);
+typedef gcu_result (*gcu_fn_cuMemHostRegister_v2)(void *p, size_t bytes,
+						   unsigned int flags);
+typedef gcu_result (*gcu_fn_cuMemHostUnregister)(void *p);
+typedef gcu_result (*gcu_fn_cuMemHostGetDevicePointer_v2)(gcu_deviceptr *dptr,
+							   void *p,
+							   unsigned int flags);
+typedef gcu_result (*gcu_fn_cuStreamCreate)(gcu_stream *stream,
+					     unsigned int flags);
+typedef gcu_result (*gcu_fn_cuStreamDestroy_v2)(gcu_stream stream);
+typedef gcu_result (*gcu_fn_cuStreamGetCtx)(gcu_stream stream,
+					     gcu_context *ctx);
+typedef gcu_result (*gcu_fn_cuStreamIsCapturing)(gcu_stream stream,
+						  unsigned int *status);
+typedef gcu_result (*gcu_fn_cuStreamWriteValue64_v2)(gcu_stream stream,
+						      gcu_deviceptr addr,
+						      gcu_u64 value,
+						      unsigned int flags);
+typedef gcu_result (*gcu_fn_cuStreamWaitValue64_v2)(gcu_stream stream,
+						     gcu_deviceptr addr,
+						     gcu_u64 value,
+						     unsigned int flags);
+typedef gcu_result (*gcu_fn_cuStreamQuery)(gcu_stream stream);
+typedef gcu_result (*gcu_fn_cuStreamSynchronize)(gcu_stream stream);
+
+#endif /* GPUAR_BACKENDS_CUDA_DECLS_H */

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUDA driver is loaded at run time so one build runs everywhere.
+ *
+ * Entry points are resolved the way current drivers expect: for drivers
+ * of 12.0 and later, cuGetProcAddress_v2 with the CUDA version the
+ * declarations mirror (GCU_ABI_VERSION) and its symbolStatus out-argument,
+ * which picks the right versioned implementation of each base name; older
+ * drivers lack it, and there the versioned symbols (_v2) are taken by
+ * dlsym. Either way, a missing entry point is an error that names it.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_loader.h"
+
+#define GCU_DEFAULT_LIBRARY "libcuda.so.1"
+
+static const struct gcu_entry {
+	const char *base;	/* name for cuGetProcAddress_v2 */
+	const char *symbol;	/* versioned name for dlsym */
+	size_t offset;
+} gcu_entries[] = {
+#define E(field, sym) { #field, sym, offsetof(struct gcu_api, field) }
+	E(cuInit, "cuInit"),
+	E(cuDriverGetVersion, "cuDriverGetVersion"),
+	E(cuGetErrorName, "cuGetErrorName"),
+	E(cuDeviceGet, "cuDeviceGet"),
+	E(cuDeviceGetCount, "cuDeviceGetCount"),
+	E(cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+	E(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+	E(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+	E(cuCtxPushCurrent, "cuCtxPushCurrent_v2"),
+	E(cuCtxPopCurrent, "cuCtxPopCurrent_v2"),
+	E(cuMemHostRegister, "cuMemHostRegister_v2"),
+	E(cuMemHostUnregister, "cuMemHostUnregister"),
+	E(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+	E(cuStreamCreate, "cuStreamCreate"),
+	E(cuStreamDestroy, "cuStreamDestroy_v2"),
+	E(cuStreamGetCtx, "cuStreamGetCtx"),
+	E(cuStreamIsCapturing, "cuStreamIsCapturing"),
+	E(cuStreamWriteValue64, "cuStreamWriteValue64_v2"),
+	E(cuStreamWaitValue64, "cuStreamWaitValue64_v2"),
+	E(cuStreamQuery, "cuStreamQuery"),
+	E(cuStreamSynchronize, "cuStreamSynchronize"),
+#undef E
+};
+
+static int gcu_why(struct gcu_load_error *why, int err, unsigned int status,
+		   const char *fmt, const char *a, const char *b)
+	__attribute__((format(printf, 4, 0)));
+
+static int gcu_why(struct gcu_load_error *why, int err, unsigned int status,
+		   const char *fmt, const char *a, const char *b)
+{
+	why->err = err;
+	why->status = status;
+	snprintf(why->detail, sizeof(why->detail), fmt, a, b);
+	return -err;
+}
+
+static void **gcu_slot(struct gcu_api *api, const struct gcu_entry *e)
+{
+	return (void **)((char *)api + e->offset);
+}
+
+static const char *gcu_symbol_status(unsigned int st)
+{
+	switch (st) {
+	case GCU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND:
+		return "symbol not found";
+	case GCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT:
+		return "version not sufficient";
+	default:
+		return "unexpected symbolStatus";
+	}
+}
+
+static int gcu_resolve_proc(struct gcu_loaded *l, gcu_fn_cuGetProcAddress_v2 gpa,
+			    struct gcu_load_error *why)
+{
+	for (size_t i = 0; i < sizeof(gcu_entries) / sizeof(gcu_entries[0]); i++) {
+		const struct gcu_entry *e = &gcu_entries[i];
+		unsigned int st = GCU_GET_PROC_ADDRESS_SUCCESS;
+		void *fn = NULL;
+		gcu_result rc = gpa(e->base, &fn, GCU_ABI_VERSION,
+				    GCU_GET_PROC_ADDRESS_DEFAULT, &st);
+
+		if (rc || st != GCU_GET_PROC_ADDRESS_SUCCESS || !fn)
+			return gcu_why(why, ENOSYS, rc ? rc : GCU_ERROR_NOT_FOUND,
+				       "the driver lacks entry point %s for CUDA "
+				       "12.0 (cuGetProcAddress_v2: %s)", e->base,
+				       gcu_symbol_status(st));
+		*gcu_slot(&l->api, e) = fn;
+	}
+	l->resolver = "cuGetProcAddress_v2";
+	return 0;
+}
+
+static int gcu_resolve_dlsym(struct gcu_loaded *l, struct gcu_load_error *why)
+{
+	for (size_t i = 0; i < sizeof(gcu_entries) / sizeof(gcu_entries[0]); i++) {
+		const struct gcu_entry *e = &gcu_entries[i];
+		void *fn = dlsym(l->dl, e->symbol);
+
+		if (!fn)
+			return gcu_why(why, ENOSYS, GCU_ERROR_NOT_FOUND,
+				       "the driver lacks entry point %s (%s)",
+				       e->symbol, "dlsym, driver older than 12.0");
+		*gcu_slot(&l->api, e) = fn;
+	}
+	l->resolver = "dlsym";
+	return 0;
+}
+
+int gcu_load(struct gcu_loaded *l, struct gcu_load_error *why)
+{
+	const char *name = getenv("GPUAR_CUDA_LIBRARY");
+	gcu_fn_cuGetProcAddress_v2 gpa;
+	gcu_fn_cuDriverGetVersion version;
+	gcu_fn_cuInit init;
+	gcu_result rc;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if (!name || !*name)
+		name = GCU_DEFAULT_LIBRARY;
+	snprintf(l->library, sizeof(l->library), "%s", name);
+	l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!l->dl)
+		return gcu_why(why, ENOENT, ~0u,
+			       "cannot load the CUDA driver %s: %s", name,
+			       dlerror());
+	/* cuInit and cuDriverGetVersion predate every resolver. */
+	init = (gcu_fn_cuInit)dlsym(l->dl, "cuInit");
+	version = (gcu_fn_cuDriverGetVersion)dlsym(l->dl, "cuDriverGetVersion");
+	if (!init || !version) {
+		err = gcu_why(why, ENOSYS, GCU_ERROR_NOT_FOUND,
+			      "%s lacks entry point %s", name,
+			      init ? "cuDriverGetVersion" : "cuInit");
+		goto fail;
+	}
+	rc = init(0);
+	if (rc) {
+		err = gcu_why(why, rc == GCU_ERROR_NO_DEVICE ? ENODEV : EIO, rc,
+			      "cuInit failed in %s%s", name,
+			      rc == GCU_ERROR_NO_DEVICE ? ": no CUDA device" : "");
+		goto fail;
+	}
+	rc = version(&l->driver_version);
+	if (rc) {
+		err = gcu_why(why, EIO, rc, "cuDriverGetVersion failed in %s%s",
+			      name, "");
+		goto fail;
+	}
+	gpa = (gcu_fn_cuGetProcAddress_v2)dlsym(l->dl, "cuGetProcAddress_v2");
+	if (gpa && l->driver_version >= GCU_ABI_VERSION)
+		err = gcu_resolve_proc(l, gpa, why);
+	else
+		err = gcu_resolve_dlsym(l, why);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	dlclose(l->dl);
+	memset(l, 0, sizeof(*l));	/* no pointer into the unloaded library */
+	return err;
+}
+
+void gcu_unload(struct gcu_loaded *l)
+{
+	if (l->dl)
+		dlclose(l->dl);
+	l->dl = NULL;
+}
+
+const char *gcu_status_name(const struct gcu_api *api, gcu_result status)
+{
+	static const struct { gcu_result code; const char *name; } own[] = {
+		{ GCU_SUCCESS, "CUDA_SUCCESS" },
+		{ GCU_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE" },
+		{ GCU_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY" },
+		{ GCU_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED" },
+		{ GCU_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED" },
+		{ GCU_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY" },
+		{ GCU_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE" },
+		{ GCU_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE" },
+		{ GCU_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT" },
+		{ GCU_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
+		{ GCU_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
+		{ GCU_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY" },
+		{ GCU_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS" },
+		{ GCU_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED" },
+		{ GCU_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED" },
+		{ GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+		  "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" },
+	};
+	const char *name = NULL;
+
+	if (api && api->cuGetErrorName &&
+	    !api->cuGetErrorName(status, &name) && name)
+		return name;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (own[i].code == status)
+			return own[i].name;
+	return "CUDA_ERROR_UNRECOGNIZED";
+}

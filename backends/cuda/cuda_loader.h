@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading the CUDA driver at run time: dlopen libcuda.so.1 (or
+ * $GPUAR_CUDA_LIBRARY) and resolve the entry points the backend uses.
+ */
+#ifndef GPUAR_BACKENDS_CUDA_LOADER_H
+#define GPUAR_BACKENDS_CUDA_LOADER_H
+
+#include "cuda_decls.h"
+
+struct gcu_api {
+	gcu_fn_cuInit cuInit;
+	gcu_fn_cuDriverGetVersion cuDriverGetVersion;
+	gcu_fn_cuGetErrorName cuGetErrorName;
+	gcu_fn_cuDeviceGet cuDeviceGet;
+	gcu_fn_cuDeviceGetCount cuDeviceGetCount;
+	gcu_fn_cuDeviceGetAttribute cuDeviceGetAttribute;
+	gcu_fn_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;
+	gcu_fn_cuDevicePrimaryCtxRelease_v2 cuDevicePrimaryCtxRelease;
+	gcu_fn_cuCtxPushCurrent_v2 cuCtxPushCurrent;
+	gcu_fn_cuCtxPopCurrent_v2 cuCtxPopCurrent;
+	gcu_fn_cuMemHostRegister_v2 cuMemHostRegister;
+	gcu_fn_cuMemHostUnregister cuMemHostUnregister;
+	gcu_fn_cuMemHostGetDevicePointer_v2 cuMemHostGetDevicePointer;
+	gcu_fn_cuStreamCreate cuStreamCreate;
+	gcu_fn_cuStreamDestroy_v2 cuStreamDestroy;
+	gcu_fn_cuStreamGetCtx cuStreamGetCtx;
+	gcu_fn_cuStreamIsCapturing cuStreamIsCapturing;
+	gcu_fn_cuStreamWriteValue64_v2 cuStreamWriteValue64;
+	gcu_fn_cuStreamWaitValue64_v2 cuStreamWaitValue64;
+	gcu_fn_cuStreamQuery cuStreamQuery;
+	gcu_fn_cuStreamSynchronize cuStreamSynchronize;
+};
+
+struct gcu_loaded {
+	void *dl;
+	struct gcu_api api;
+	int driver_version;
+	const char *resolver;	/* "cuGetProcAddress_v2" or "dlsym" */
+	char library[256];
+};
+
+/* Why loading failed, for the caller's coded error. */
+struct gcu_load_error {
+	int err;		/* positive errno */
+	unsigned int status;	/* CUresult, or ~0u when not CUDA's */
+	char detail[512];
+};
+
+/* 0, or -err with *@why filled. On success the caller owns ->dl. */
+int gcu_load(struct gcu_loaded *out, struct gcu_load_error *why);
+void gcu_unload(struct gcu_loaded *l);
+
+/* The CUresult's name from the driver, else the backend's own table. */
+const char *gcu_status_name(const struct gcu_api *api, gcu_result status);
+
+#endif /* GPUAR_BACKENDS_CUDA_LOADER_H */

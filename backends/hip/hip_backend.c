@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The HIP backend: the vendor calls behind the shared line, await and
+ * source logic (backends/vendor), each made with the backend's device
+ * current and the caller's current device restored afterwards.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpuar/hip.h>
+
+#include "hip_loader.h"
+#include "vendor.h"
+
+struct gpuar_hip {
+	struct gv_backend gv;	/* first: the ops get it back by a cast */
+	struct ghip_loaded rt;
+	int device;
+};
+
+static struct gpuar_hip *ghip_of(struct gv_backend *b)
+{
+	return (struct gpuar_hip *)b;
+}
+
+/* Make the backend's device current; *saved gets the caller's. */
+static ghip_error ghip_enter(struct gpuar_hip *h, int *saved)
+{
+	ghip_error rc = h->rt.api.hipGetDevice(saved);
+
+	if (rc)
+		return rc;
+	return *saved == h->device ? GHIP_SUCCESS :
+				     h->rt.api.hipSetDevice(h->device);
+}
+
+static void ghip_leave(struct gpuar_hip *h, int saved)
+{
+	if (saved != h->device)
+		h->rt.api.hipSetDevice(saved);
+}
+
+/* HIP has no context to retain: registration lives with the device. */
+static unsigned int ghip_line_hold(struct gv_backend *b)
+{
+	(void)b;
+	return GHIP_SUCCESS;
+}
+
+static void ghip_line_release(struct gv_backend *b)
+{
+	(void)b;
+}
+
+static unsigned int ghip_page_register(struct gv_backend *b, void *page,
+				       size_t bytes, uint64_t *devaddr)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	void *dptr = NULL;
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	/* Fine-grained (coherent): no hipExtHostRegisterCoarseGrained. */
+	rc = h->rt.api.hipHostRegister(page, bytes, GHIP_HOST_REGISTER_MAPPED |
+				       GHIP_HOST_REGISTER_PORTABLE);
+	if (!rc) {
+		rc = h->rt.api.hipHostGetDevicePointer(&dptr, page, 0);
+		if (rc)
+			h->rt.api.hipHostUnregister(page);
+	}
+	ghip_leave(h, saved);
+	*devaddr = (uint64_t)(uintptr_t)dptr;
+	return rc;
+}
+
+static unsigned int ghip_page_unregister(struct gv_backend *b, void *page)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	rc = h->rt.api.hipHostUnregister(page);
+	ghip_leave(h, saved);
+	return rc;
+}
+
+static int ghip_stream_admit(struct gv_backend *b, void *stream,
+			     struct gpuar_error *diag)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	unsigned int capture = GHIP_STREAM_CAPTURE_STATUS_NONE;
+	int owner = h->device, saved;
+	ghip_error rc;
+
+	if (!stream)
+		return gv_fail(b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "bare stream 0 refused: the null stream is the "
+			       "legacy or the per-thread default stream depending "
+			       "on how the caller was compiled; pass "
+			       "hipStreamPerThread or a created stream");
+	rc = ghip_enter(h, &saved);
+	if (rc)
+		return gv_vendor_fail(b, diag, rc, "hipSetDevice");
+	if (h->rt.api.hipStreamGetDevice && stream != GHIP_STREAM_PER_THREAD)
+		rc = h->rt.api.hipStreamGetDevice(stream, &owner);
+	if (!rc && owner == h->device)
+		rc = h->rt.api.hipStreamIsCapturing(stream, &capture);
+	ghip_leave(h, saved);
+	if (rc)
+		return gv_vendor_fail(b, diag, rc, "hipStreamGetDevice/IsCapturing");
+	if (owner != h->device)
+		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
+			       "stream %p belongs to device %d, not device %d",
+			       stream, owner, h->device);
+	if (capture != GHIP_STREAM_CAPTURE_STATUS_NONE)
+		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
+			       "stream %p is being captured into a graph "
+			       "(hipStreamIsCapturing: %s); record after the "
+			       "capture ends", stream,
+			       capture == GHIP_STREAM_CAPTURE_STATUS_ACTIVE ?
+			       "active" : "invalidated");
+	return 0;
+}
+
+static unsigned int ghip_write_value(struct gv_backend *b, void *stream,
+				     uint64_t devaddr, uint64_t value)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	rc = h->rt.api.hipStreamWriteValue64(stream, (void *)(uintptr_t)devaddr,
+					     value, 0);
+	ghip_leave(h, saved);
+	return rc;
+}
+
+static unsigned int ghip_wait_value(struct gv_backend *b, void *stream,
+				    uint64_t devaddr, uint64_t value)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	rc = h->rt.api.hipStreamWaitValue64(stream, (void *)(uintptr_t)devaddr,
+					    value, GHIP_STREAM_WAIT_VALUE_GTE,
+					    GHIP_WAIT_MASK_ALL);
+	ghip_leave(h, saved);
+	return rc;
+}
+
+static unsigned int ghip_query(struct gv_backend *b, void *stream)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	rc = h->rt.api.hipStreamQuery(stream);
+	ghip_leave(h, saved);
+	return rc;
+}
+
+static unsigned int ghip_synchronize(struct gv_backend *b, void *stream)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	rc = h->rt.api.hipStreamSynchronize(stream);
+	ghip_leave(h, saved);
+	return rc;
+}
+
+static const char *ghip_name(struct gv_backend *b, unsigned int status)
+{
+	return ghip_status_name(b ? &ghip_of(b)->rt.api : NULL, status);
+}
+
+static bool ghip_sticky(unsigned int status)
+{
+	return status == GHIP_ERROR_ILLEGAL_ADDRESS ||
+	       status == GHIP_ERROR_LAUNCH_FAILURE;
+}
+
+static const struct gv_ops ghip_ops = {
+	.name = "hip",
+	.domain = "device",
+	.not_ready = GHIP_ERROR_NOT_READY,
+	.wait_wraps = false,
+	.line_hold = ghip_line_hold,
+	.line_release = ghip_line_release,
+	.page_register = ghip_page_register,
+	.page_unregister = ghip_page_unregister,
+	.stream_admit = ghip_stream_admit,
+	.write_value = ghip_write_value,
+	.wait_value = ghip_wait_value,
+	.query = ghip_query,
+	.synchronize = ghip_synchronize,
+	.status_name = ghip_name,
+	.status_sticky = ghip_sticky,
+};
+
+int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
+		   struct gpuar_error *diag)
+{
+	struct ghip_load_error why = { 0 };
+	struct gpuar_hip *h;
+	int count = 0;
+	ghip_error rc;
+	int err;
+
+	gv_diag_clear(diag);
+	if (!out)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	gv_backend_init(&h->gv, &ghip_ops, ordinal);
+	h->device = ordinal;
+	err = ghip_load(&h->rt, &why);
+	if (err) {
+		gv_fail(&h->gv, diag, why.err,
+			why.status == ~0u ? GV_NO_VENDOR_STATUS : why.status,
+			"%s", why.detail);
+		goto fail;
+	}
+	rc = h->rt.api.hipGetDeviceCount(&count);
+	if (rc || ordinal < 0 || ordinal >= count) {
+		err = gv_fail(&h->gv, diag, ENODEV,
+			      rc ? rc : GV_NO_VENDOR_STATUS,
+			      "no HIP device %d (%d found)", ordinal, count);
+		ghip_unload(&h->rt);
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	gv_backend_destroy(&h->gv);
+	free(h);
+	return err;
+}
+
+void gpuar_hip_close(struct gpuar_hip *h)
+{
+	if (!h)
+		return;
+	if (!h->gv.leaked_lines)
+		ghip_unload(&h->rt);
+	gv_backend_destroy(&h->gv);
+	free(h);
+}
+
+const char *gpuar_hip_library(const struct gpuar_hip *h)
+{
+	return h->rt.library;
+}
+
+int gpuar_hip_driver_version(const struct gpuar_hip *h)
+{
+	return h->rt.driver_version;
+}
+
+int gpuar_hip_line_alloc(struct gpuar_hip *h, struct gpuar_port *port,
+			 struct gpuar_vendor_line **line,
+			 struct gpuar_error *diag)
+{
+	if (!h)
+		return -EINVAL;
+	return gv_line_alloc(&h->gv, port, line, diag);
+}
+
+static bool ghip_line_ours(const struct gpuar_vendor_line *line)
+{
+	return line && line->b->ops == &ghip_ops;
+}
+
+#define GHIP_LINE_CHECK(line)                 \
+	do {                                  \
+		if (!ghip_line_ours(line))    \
+			return -EINVAL;       \
+	} while (0)
+
+int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+			struct gpuar_error *diag)
+{
+	if (!line)
+		return 0;
+	GHIP_LINE_CHECK(line);
+	return gv_line_free(line, timeout_ns, diag);
+}
+
+int gpuar_hip_record(struct gpuar_vendor_line *line, uint32_t slot,
+		     struct ihipStream_t *stream, uint64_t *target,
+		     struct gpuar_error *diag)
+{
+	GHIP_LINE_CHECK(line);
+	return gv_record(line, slot, stream, target, diag);
+}
+
+int gpuar_hip_await(struct gpuar_vendor_line *line, uint32_t slot,
+		    struct ihipStream_t *stream, const struct gpuar_plan *plan,
+		    uint64_t point, uint64_t user_data, uint64_t *target,
+		    struct gpuar_error *diag)
+{
+	GHIP_LINE_CHECK(line);
+	return gv_await(line, slot, stream, plan, point, user_data, target, diag);
+}
+
+int gpuar_hip_reap(struct gpuar_hip *h, struct gpuar_port *port,
+		   struct gpuar_vendor_completion *out, uint32_t max,
+		   int64_t timeout_ns, struct gpuar_error *diag)
+{
+	if (!h)
+		return -EINVAL;
+	return gv_reap(&h->gv, port, out, max, timeout_ns, diag);
+}
+
+int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
+			       struct ihipStream_t *stream, uint64_t target,
+			       struct gpuar_error *diag)
+{
+	GHIP_LINE_CHECK(line);
+	return gv_stream_wait_word(line, slot, stream, target, diag);
+}
+
+int gpuar_hip_source_init(struct gpuar_vendor_source *src,
+			  struct gpuar_vendor_line *line, uint32_t slot,
+			  struct ihipStream_t *stream, struct gpuar_error *diag)
+{
+	GHIP_LINE_CHECK(line);
+	return gv_source_init(src, line, slot, stream, diag);
+}
+
+int gpuar_hip_wait(struct gpuar_waiter *waiter,
+		   struct gpuar_vendor_source *src,
+		   const struct gpuar_plan *plan, uint64_t point,
+		   uint64_t user_data, struct gpuar_record *rec,
+		   struct gpuar_error *diag)
+{
+	if (!src || !ghip_line_ours(src->line))
+		return -EINVAL;
+	return gv_wait(waiter, src, plan, point, user_data, rec, diag);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The few HIP runtime types, constants and entry-point signatures the HIP
+ * backend uses, declared here so the backend builds without ROCm. Names
+ * carry a ghip_/GHIP_ prefix so this header can share a translation unit
+ * with <hip/hip_runtime_api.h>; hip_decl_check.c does that and asserts
+ * every declaration below against it (Debian's libamdhip64-dev, HIP 5.2).
+ *
+ * Two things differ from CUDA and shape the backend:
+ *  - hipStreamWaitValue64 with hipStreamWaitValueGte compares
+ *    (*ptr & mask) >= value as plain unsigned integers, not in CUDA's
+ *    wrapping order: a counter that wraps past 2^64 stalls such a wait.
+ *  - hipDeviceAttribute_t values are renumbered between HIP releases, so
+ *    the backend asks no device attribute: an unsupported operation is
+ *    reported by the call that needs it.
+ */
+#ifndef GPUAR_BACKENDS_HIP_DECLS_H
+#define GPUAR_BACKENDS_HIP_DECLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* hipError_t is an enum with no negative values: unsigned int on Linux. */
+typedef unsigned int ghip_error;
+typedef struct ihipStream_t *ghip_stream;
+
+enum {
+	GHIP_SUCCESS = 0,
+	GHIP_ERROR_INVALID_VALUE = 1,
+	GHIP_ERROR_NOT_INITIALIZED = 3,
+	GHIP_ERROR_NO_DEVICE = 100,
+	GHIP_ERROR_INVALID_DEVICE = 101,
+	GHIP_ERROR_INVALID_HANDLE = 400,
+	GHIP_ERROR_NOT_FOUND = 500,
+	GHIP_ERROR_NOT_READY = 600,
+	GHIP_ERROR_ILLEGAL_ADDRESS = 700,
+	GHIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+	GHIP_ERROR_LAUNCH_FAILURE = 719,
+	GHIP_ERROR_NOT_SUPPORTED = 801,
+	GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	GHIP_ERROR_UNKNOWN = 999,
+};
+
+/* hipStreamPerThread; HIP 5 has no explicit legacy-stream handle. */
+#define GHIP_STREAM_PER_THREAD ((ghip_stream)2)
+
+enum { GHIP_STREAM_DEFAULT = 0x0, GHIP_STREAM_NON_BLOCKING = 0x1 };
+
+/*
+ * hipHostRegister flags. Without hipExtHostRegisterCoarseGrained the
+ * registration is fine-grained, i.e. coherent: the host sees a device
+ * store without any cache flush, which the acquire read of a line needs.
+ */
+#define GHIP_HOST_REGISTER_PORTABLE 0x1
+#define GHIP_HOST_REGISTER_MAPPED 0x2
+#define GHIP_EXT_HOST_REGISTER_COARSE_GRAINED 0x8
+
+/* hipStreamWaitValueGte: plain (*ptr & mask) >= value. */
+#define GHIP_STREAM_WAIT_VALUE_GTE 0x0
+#define GHIP_WAIT_MASK_ALL 0xFFFFFFFFFFFFFFFFull
+
+/* hipStreamCaptureStatus */
+enum {
+	GHIP_STREAM_CAPTURE_STATUS_NONE = 0,
+	GHIP_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+	GHIP_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+};
+
+typedef ghip_error (*ghip_fn_hipInit)(unsigned int flags);
+typedef ghip_error (*ghip_fn_hipDriverGetVersion)(int *version);
+typedef const char *(*ghip_fn_hipGetErrorName)(ghip_error error);
+typedef ghip_error (*ghip_fn_hipGetDeviceCount)(int *count);
+typedef ghip_error (*ghip_fn_hipGetDevice)(int *device);
+typedef ghip_error (*ghip_fn_hipSetDevice)(int device);
+typedef ghip_error (*ghip_fn_hipHostRegister)(void *p, size_t bytes,
+					      unsigned int flags);
+typedef ghip_error (*ghip_fn_hipHostUnregister)(void *p);
+typedef ghip_error (*ghip_fn_hipHostGetDevicePointer)(void **dptr, void *p,
+						      unsigned int flags);
+typedef ghip_error (*ghip_fn_hipStreamCreateWithFlags)(ghip_stream *stream,
+						       unsigned int flags);
+typedef ghip_error (*ghip_fn_hipStreamDestroy)(ghip_stream stream);
+typedef ghip_error (*ghip_fn_hipStreamQuery)(ghip_stream stream);
+typedef ghip_error (*ghip_fn_hipStreamSynchronize)(ghip_stream stream);
+typedef ghip_error (*ghip_fn_hipStreamWriteValue64)(ghip_stream stream,
+						    void *ptr, uint64_t value,
+						    unsigned int flags);
+typedef ghip_error (*ghip_fn_hipStreamWaitValue64)(ghip_stream stream,
+						   void *ptr, uint64_t value,
+						   unsigned int flags,
+						   uint64_t mask);
+typedef ghip_error (*ghip_fn_hipStreamIsCapturing)(ghip_stream stream,
+						   unsigned int *status);
+/* HIP 6 and later only; without it a foreign stream cannot be detected. */
+typedef ghip_error (*ghip_fn_hipStreamGetDevice)(ghip_stream stream,
+						 int *device);
+
+#endif /* GPUAR_BACKENDS_HIP_DECLS_H */

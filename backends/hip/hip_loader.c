@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The HIP runtime is loaded at run time, newest soname first. HIP exports
+ * its entry points unversioned, so dlsym is the resolver; an entry point
+ * HIP 5 lacks (hipStreamGetDevice) is optional and its absence only
+ * disables what it serves.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hip_loader.h"
+
+static const char *const ghip_sonames[] = {
+	"libamdhip64.so.6",
+	"libamdhip64.so.5",
+};
+
+static const struct ghip_entry {
+	const char *symbol;
+	size_t offset;
+	int optional;
+} ghip_entries[] = {
+#define E(field, opt) { #field, offsetof(struct ghip_api, field), opt }
+	E(hipInit, 0),
+	E(hipDriverGetVersion, 0),
+	E(hipGetErrorName, 0),
+	E(hipGetDeviceCount, 0),
+	E(hipGetDevice, 0),
+	E(hipSetDevice, 0),
+	E(hipHostRegister, 0),
+	E(hipHostUnregister, 0),
+	E(hipHostGetDevicePointer, 0),
+	E(hipStreamCreateWithFlags, 0),
+	E(hipStreamDestroy, 0),
+	E(hipStreamQuery, 0),
+	E(hipStreamSynchronize, 0),
+	E(hipStreamWriteValue64, 0),
+	E(hipStreamWaitValue64, 0),
+	E(hipStreamIsCapturing, 0),
+	E(hipStreamGetDevice, 1),
+#undef E
+};
+
+int ghip_load(struct ghip_loaded *l, struct ghip_load_error *why)
+{
+	const char *name = getenv("GPUAR_HIP_LIBRARY");
+	char tried[320] = "";
+	ghip_error rc;
+
+	memset(l, 0, sizeof(*l));
+	if (name && *name) {
+		l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		snprintf(tried, sizeof(tried), "%s: %s", name,
+			 l->dl ? "" : dlerror());
+	} else {
+		for (size_t i = 0; !l->dl && i < 2; i++) {
+			name = ghip_sonames[i];
+			l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		}
+		if (!l->dl)
+			snprintf(tried, sizeof(tried), "%s or %s not found",
+				 ghip_sonames[0], ghip_sonames[1]);
+	}
+	if (!l->dl) {
+		why->err = ENOENT;
+		why->status = ~0u;
+		snprintf(why->detail, sizeof(why->detail),
+			 "cannot load the HIP runtime (%s)", tried);
+		return -ENOENT;
+	}
+	snprintf(l->library, sizeof(l->library), "%s", name);
+	for (size_t i = 0; i < sizeof(ghip_entries) / sizeof(ghip_entries[0]); i++) {
+		const struct ghip_entry *e = &ghip_entries[i];
+		void *fn = dlsym(l->dl, e->symbol);
+
+		if (!fn && !e->optional) {
+			why->err = ENOSYS;
+			why->status = GHIP_ERROR_NOT_FOUND;
+			snprintf(why->detail, sizeof(why->detail),
+				 "%s lacks entry point %s", l->library,
+				 e->symbol);
+			goto fail;
+		}
+		*(void **)((char *)&l->api + e->offset) = fn;
+	}
+	rc = l->api.hipInit(0);
+	if (rc) {
+		/* HIP 5.2 says hipErrorInvalidDevice where there is no GPU. */
+		bool none = rc == GHIP_ERROR_NO_DEVICE ||
+			    rc == GHIP_ERROR_INVALID_DEVICE;
+
+		why->err = none ? ENODEV : EIO;
+		why->status = rc;
+		snprintf(why->detail, sizeof(why->detail),
+			 "hipInit failed in %s%s", l->library,
+			 none ? ": no usable HIP device" : "");
+		goto fail;
+	}
+	if (l->api.hipDriverGetVersion(&l->driver_version))
+		l->driver_version = 0;
+	return 0;
+fail:
+	dlclose(l->dl);
+	memset(l, 0, sizeof(*l));	/* no pointer into the unloaded library */
+	return -why->err;
+}
+
+void ghip_unload(struct ghip_loaded *l)
+{
+	if (l->dl)
+		dlclose(l->dl);
+	l->dl = NULL;
+}
+
+const char *ghip_status_name(const struct ghip_api *api, ghip_error status)
+{
+	static const struct { ghip_error code; const char *name; } own[] = {
+		{ GHIP_SUCCESS, "hipSuccess" },
+		{ GHIP_ERROR_INVALID_VALUE, "hipErrorInvalidValue" },
+		{ GHIP_ERROR_NOT_INITIALIZED, "hipErrorNotInitialized" },
+		{ GHIP_ERROR_NO_DEVICE, "hipErrorNoDevice" },
+		{ GHIP_ERROR_INVALID_DEVICE, "hipErrorInvalidDevice" },
+		{ GHIP_ERROR_INVALID_HANDLE, "hipErrorInvalidHandle" },
+		{ GHIP_ERROR_NOT_FOUND, "hipErrorNotFound" },
+		{ GHIP_ERROR_NOT_READY, "hipErrorNotReady" },
+		{ GHIP_ERROR_ILLEGAL_ADDRESS, "hipErrorIllegalAddress" },
+		{ GHIP_ERROR_LAUNCH_FAILURE, "hipErrorLaunchFailure" },
+		{ GHIP_ERROR_NOT_SUPPORTED, "hipErrorNotSupported" },
+	};
+	const char *name;
+
+	if (api && api->hipGetErrorName) {
+		name = api->hipGetErrorName(status);
+		if (name)
+			return name;
+	}
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (own[i].code == status)
+			return own[i].name;
+	return "hipErrorUnrecognized";
+}

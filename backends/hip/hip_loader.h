@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading the HIP runtime at run time: dlopen libamdhip64.so.6, then .so.5
+ * (or $GPUAR_HIP_LIBRARY) and resolve the entry points the backend uses.
+ */
+#ifndef GPUAR_BACKENDS_HIP_LOADER_H
+#define GPUAR_BACKENDS_HIP_LOADER_H
+
+#include "hip_decls.h"
+
+struct ghip_api {
+	ghip_fn_hipInit hipInit;
+	ghip_fn_hipDriverGetVersion hipDriverGetVersion;
+	ghip_fn_hipGetErrorName hipGetErrorName;
+	ghip_fn_hipGetDeviceCount hipGetDeviceCount;
+	ghip_fn_hipGetDevice hipGetDevice;
+	ghip_fn_hipSetDevice hipSetDevice;
+	ghip_fn_hipHostRegister hipHostRegister;
+	ghip_fn_hipHostUnregister hipHostUnregister;
+	ghip_fn_hipHostGetDevicePointer hipHostGetDevicePointer;
+	ghip_fn_hipStreamCreateWithFlags hipStreamCreateWithFlags;
+	ghip_fn_hipStreamDestroy hipStreamDestroy;
+	ghip_fn_hipStreamQuery hipStreamQuery;
+	ghip_fn_hipStreamSynchronize hipStreamSynchronize;
+	ghip_fn_hipStreamWriteValue64 hipStreamWriteValue64;
+	ghip_fn_hipStreamWaitValue64 hipStreamWaitValue64;
+	ghip_fn_hipStreamIsCapturing hipStreamIsCapturing;
+	ghip_fn_hipStreamGetDevice hipStreamGetDevice;	/* optional */
+};
+
+struct ghip_loaded {
+	void *dl;
+	struct ghip_api api;
+	int driver_version;
+	char library[256];
+};
+
+struct ghip_load_error {
+	int err;		/* positive errno */
+	unsigned int status;	/* hipError_t, or ~0u when not HIP's */
+	char detail[512];
+};
+
+int ghip_load(struct ghip_loaded *out, struct ghip_load_error *why);
+void ghip_unload(struct ghip_loaded *l);
+const char *ghip_status_name(const struct ghip_api *api, ghip_error status);
+
+#endif /* GPUAR_BACKENDS_HIP_LOADER_H */

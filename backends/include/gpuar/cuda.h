@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUDA backend: await CUDA streams through gpuar ports.
+ *
+ * The driver (libcuda.so.1) is loaded at run time, never linked: one build
+ * runs on NVIDIA, AMD and GPU-less machines. GPUAR_CUDA_LIBRARY, when set,
+ * names the library to load instead (for tests, which load a test double,
+ * and diagnostics). Entry points are resolved with cuGetProcAddress_v2 for
+ * CUDA 12.0 (drivers of 12.0 and later), else by dlsym of the versioned
+ * (_v2) symbols. A missing driver, device or entry point, or a device
+ * without 64-bit stream memory operations
+ * (CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS), is a coded
+ * GPUAR_E_BACKEND error naming what is missing.
+ *
+ * Streams are CUstream / cudaStream_t handles (the same pointer), passed
+ * as `struct CUstream_st *`. They must belong to the device's primary
+ * context (what the runtime API uses). Refused with GPUAR_E_BACKEND:
+ *  - a bare 0: it means the legacy or the per-thread default stream
+ *    depending on how the caller was compiled; pass CU_STREAM_LEGACY
+ *    (cudaStreamLegacy) or CU_STREAM_PER_THREAD (cudaStreamPerThread);
+ *  - a stream of another context (-EXDEV);
+ *  - a stream being captured into a graph (-EBUSY): the store would
+ *    become a graph node and a status query would break the capture.
+ *
+ * CUDA errors are sticky per context: the first one poisons the context,
+ * and every later error message names that first error.
+ *
+ * All functions fill *diag (when non-NULL) with a coded error on failure
+ * and return 0 or a negative errno, as <gpuar/gpuar.h>. Thread-safety:
+ * everything here may be called from several threads at once, except
+ * that one line must not be freed while another thread uses it.
+ */
+#ifndef GPUAR_CUDA_H
+#define GPUAR_CUDA_H
+
+#include <gpuar/gpuar.h>
+#include <gpuar/vendor.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct CUstream_st;
+struct gpuar_cuda;
+
+/*
+ * Load the driver, initialise it, check device @ordinal's 64-bit stream
+ * memory operations and retain its primary context. Errors: -ENOENT (no
+ * driver library), -ENOSYS (an entry point missing), -ENODEV (no such
+ * device), -EOPNOTSUPP (no 64-bit stream memory operations), -EIO.
+ */
+int gpuar_cuda_open(struct gpuar_cuda **cuda, int ordinal,
+		    struct gpuar_error *diag);
+
+/*
+ * Release the primary context and the library. Lines must be freed first
+ * (a leaked line keeps its own context reference). NULL is ignored.
+ */
+void gpuar_cuda_close(struct gpuar_cuda *cuda);
+
+/* The driver's version (e.g. 12080) and the library that was loaded. */
+int gpuar_cuda_driver_version(const struct gpuar_cuda *cuda);
+const char *gpuar_cuda_library(const struct gpuar_cuda *cuda);
+/* "cuGetProcAddress_v2" or "dlsym": how entry points were resolved. */
+const char *gpuar_cuda_resolver(const struct gpuar_cuda *cuda);
+
+/*
+ * A line for @port whose page is registered with cuMemHostRegister
+ * (DEVICEMAP | PORTABLE) under the primary context, which the line retains
+ * until it is freed. Errors: those of gpuar_line_alloc, -EIO and others
+ * from CUDA.
+ */
+int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
+			  struct gpuar_vendor_line **line,
+			  struct gpuar_error *diag);
+
+/*
+ * Free a line once the device can no longer touch it: waits up to
+ * @timeout_ns for every store recorded into it to land and every stream
+ * waiting on it to finish, then unregisters the page, releases the
+ * context and frees the gpuar line. Errors: -EBUSY (awaits on the line not
+ * yet reaped; nothing done). -EIO (a stream failed) and -ETIMEDOUT (still
+ * pending): the line is *leaked* — page, registration and context
+ * reference are kept, never freed under the device — and must not be used
+ * again.
+ */
+int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+			 struct gpuar_error *diag);
+
+/*
+ * Enqueue, behind the work on @stream, cuStreamWriteValue64 of @slot's
+ * next sequence number, with the default memory barrier (so once the
+ * word reaches it, the work's results are visible to the host's acquire
+ * read). Stores the number in *@target. Errors: refused streams (above),
+ * -EINVAL (slot), -EBUSY (slot owned by another stream with stores still
+ * pending), CUDA errors.
+ */
+int gpuar_cuda_record(struct gpuar_vendor_line *line, uint32_t slot,
+		      struct CUstream_st *stream, uint64_t *target,
+		      struct gpuar_error *diag);
+
+/*
+ * Record, then submit the word wait to the line's port under @plan with
+ * @point and @user_data, in one call (either engine). A "block" plan
+ * synchronizes the stream (cuStreamSynchronize) first, then submits a poll
+ * wait that completes at its first check, so every await yields exactly one
+ * record. Reap with gpuar_cuda_reap. *@target (if non-NULL): the number.
+ */
+int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
+		     struct CUstream_st *stream, const struct gpuar_plan *plan,
+		     uint64_t point, uint64_t user_data, uint64_t *target,
+		     struct gpuar_error *diag);
+
+/*
+ * @user_data must be unique among the port's pending waits: a record is
+ * matched to its await (and a failed stream's wait cancelled) by it.
+ * Keep @stream alive until the await is reaped (its status is asked).
+ */
+
+/*
+ * gpuar_reap on @port, resolving backstop timeouts of this backend's
+ * awaits with cuStreamQuery: pending or finished work is resubmitted
+ * (keeping the original start), a failed stream becomes an error record
+ * (record.status -EIO, vendor_status the CUresult, vendor_name its name;
+ * *@diag says what the error poisons). Records of other waits pass
+ * through unchanged. Returns the number of completions, or -EAGAIN,
+ * -ETIME, -EINTR as gpuar_reap.
+ */
+int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
+		    struct gpuar_vendor_completion *out, uint32_t max,
+		    int64_t timeout_ns, struct gpuar_error *diag);
+
+/*
+ * The reverse direction: enqueue cuStreamWaitValue64 (GEQ, wrapping
+ * order) on @stream so its later work waits until @slot of @line reaches
+ * @target — a CPU stage storing the word releases GPU work. The device
+ * reads the line until the wait is over, so freeing the line asks this
+ * stream whether it finished: keep the stream alive until the line is
+ * freed. (Streams that only record need not outlive the line: freeing
+ * waits for their stores to land by looking at the words.)
+ */
+int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
+				struct CUstream_st *stream, uint64_t target,
+				struct gpuar_error *diag);
+
+/*
+ * A wait-driver source over @stream's work (see struct
+ * gpuar_vendor_source), and gpuar_wait on it with the CUDA error in *@diag.
+ */
+int gpuar_cuda_source_init(struct gpuar_vendor_source *src,
+			   struct gpuar_vendor_line *line, uint32_t slot,
+			   struct CUstream_st *stream, struct gpuar_error *diag);
+int gpuar_cuda_wait(struct gpuar_waiter *waiter,
+		    struct gpuar_vendor_source *src,
+		    const struct gpuar_plan *plan, uint64_t point,
+		    uint64_t user_data, struct gpuar_record *rec,
+		    struct gpuar_error *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUAR_CUDA_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HIP backend: await HIP streams through gpuar ports. The same shape
+ * as <gpuar/cuda.h>; what differs is said here.
+ *
+ * The runtime is loaded at run time: libamdhip64.so.6, else
+ * libamdhip64.so.5 (Debian bookworm ships 5.2), or GPUAR_HIP_LIBRARY when
+ * set (tests load a test double through it; diagnostics). A missing
+ * runtime, device or entry point is a coded GPUAR_E_BACKEND error.
+ *
+ * Line pages are registered with hipHostRegister(Mapped | Portable) and
+ * *fine-grained* (no hipExtHostRegisterCoarseGrained): the mapping is
+ * coherent, so a device store is visible to the host's acquire read
+ * without a cache flush, and hipStreamWriteValue64 orders it after the
+ * stream's earlier work. The device address comes from
+ * hipHostGetDevicePointer. HIP has no contexts: a backend handle belongs to
+ * one device and calls are made with that device current (the calling
+ * thread's current device is restored after each call).
+ *
+ * Streams refused (GPUAR_E_BACKEND): a bare 0 (the null stream is the
+ * legacy or the per-thread default stream depending on compile flags;
+ * pass hipStreamPerThread or a created stream — HIP 5 has no explicit
+ * legacy handle), a stream of another device (-EXDEV; detected where the
+ * runtime has hipStreamGetDevice, HIP 6 and later), and a stream being
+ * captured (-EBUSY).
+ *
+ * The reverse direction (gpuar_hip_stream_wait_word) uses
+ * hipStreamWaitValue64 with hipStreamWaitValueGte, which compares
+ * (*word & mask) >= target as plain unsigned numbers, unlike CUDA's
+ * wrapping comparison. Where the two disagree for the word's current value
+ * — the way from the word to the target crosses 2^64 — the wait is refused
+ * with -ERANGE rather than let the device go early or never; restart the
+ * slot's sequence (gpuar_vendor_line_set_sequence) before it wraps.
+ * Waits on the host side (records, awaits) compare in wrapping order as
+ * everywhere in gpuar, so they are not affected.
+ */
+#ifndef GPUAR_HIP_H
+#define GPUAR_HIP_H
+
+#include <gpuar/gpuar.h>
+#include <gpuar/vendor.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ihipStream_t;
+struct gpuar_hip;
+
+/* As gpuar_cuda_open, for HIP device @ordinal. */
+int gpuar_hip_open(struct gpuar_hip **hip, int ordinal,
+		   struct gpuar_error *diag);
+void gpuar_hip_close(struct gpuar_hip *hip);
+const char *gpuar_hip_library(const struct gpuar_hip *hip);
+/* hipDriverGetVersion's value, or 0 where the call failed. */
+int gpuar_hip_driver_version(const struct gpuar_hip *hip);
+
+int gpuar_hip_line_alloc(struct gpuar_hip *hip, struct gpuar_port *port,
+			 struct gpuar_vendor_line **line,
+			 struct gpuar_error *diag);
+int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+			struct gpuar_error *diag);
+/* hipStreamWriteValue64 of the slot's next number behind the work. */
+int gpuar_hip_record(struct gpuar_vendor_line *line, uint32_t slot,
+		     struct ihipStream_t *stream, uint64_t *target,
+		     struct gpuar_error *diag);
+/* As gpuar_cuda_await; block is hipStreamSynchronize. */
+int gpuar_hip_await(struct gpuar_vendor_line *line, uint32_t slot,
+		    struct ihipStream_t *stream, const struct gpuar_plan *plan,
+		    uint64_t point, uint64_t user_data, uint64_t *target,
+		    struct gpuar_error *diag);
+/* As gpuar_cuda_reap; the backstop asks hipStreamQuery. */
+int gpuar_hip_reap(struct gpuar_hip *hip, struct gpuar_port *port,
+		   struct gpuar_vendor_completion *out, uint32_t max,
+		   int64_t timeout_ns, struct gpuar_error *diag);
+/* hipStreamWaitValue64 (plain >=, see above). -ERANGE across 2^64. Keep
+ * @stream alive until the line is freed, as gpuar_cuda_stream_wait_word. */
+int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
+			       struct ihipStream_t *stream, uint64_t target,
+			       struct gpuar_error *diag);
+int gpuar_hip_source_init(struct gpuar_vendor_source *src,
+			  struct gpuar_vendor_line *line, uint32_t slot,
+			  struct ihipStream_t *stream, struct gpuar_error *diag);
+int gpuar_hip_wait(struct gpuar_waiter *waiter,
+		   struct gpuar_vendor_source *src,
+		   const struct gpuar_plan *plan, uint64_t point,
+		   uint64_t user_data, struct gpuar_record *rec,
+		   struct gpuar_error *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUAR_HIP_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The part of the CUDA and HIP backends that does not depend on the
+ * vendor: line pages and their settling, per-slot sequence numbers, the
+ * awaits a backend has submitted to ports and their backstop resolution,
+ * the wait-driver source, sticky-error bookkeeping and coded errors. Each
+ * backend supplies a struct gv_ops of vendor calls.
+ */
+#ifndef GPUAR_BACKENDS_VENDOR_H
+#define GPUAR_BACKENDS_VENDOR_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gpuar/gpuar.h>
+#include <gpuar/vendor.h>
+
+/* A vendor status meaning "no vendor call failed" in diagnostics. */
+#define GV_NO_VENDOR_STATUS 0xffffffffu
+#define GV_READERS_MAX 16
+
+struct gv_backend;
+
+/* The line rules of core/line.h, on uint64_t (the public API's type). */
+static inline uint64_t gv_load(const uint64_t *word)
+{
+	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+static inline bool gv_reached(uint64_t word, uint64_t target)
+{
+	return (int64_t)(word - target) >= 0;
+}
+
+struct gv_ops {
+	const char *name;	/* "cuda", "hip" */
+	const char *domain;	/* what a sticky error poisons: "context" */
+	unsigned int not_ready;	/* the vendor's "still running" status */
+	/* The device's wait-value compares in wrapping order (CUDA GEQ);
+	 * false for HIP's plain >=. */
+	bool wait_wraps;
+	/* Hold the device context for the lifetime of a line's registration
+	 * (CUDA: retain the primary context). 0 or a vendor status. */
+	unsigned int (*line_hold)(struct gv_backend *b);
+	void (*line_release)(struct gv_backend *b);
+	unsigned int (*page_register)(struct gv_backend *b, void *page,
+				      size_t bytes, uint64_t *devaddr);
+	unsigned int (*page_unregister)(struct gv_backend *b, void *page);
+	/* Refuse streams the backend cannot record on: 0, or a negative
+	 * errno with *diag filled. */
+	int (*stream_admit)(struct gv_backend *b, void *stream,
+			    struct gpuar_error *diag);
+	unsigned int (*write_value)(struct gv_backend *b, void *stream,
+				    uint64_t devaddr, uint64_t value);
+	unsigned int (*wait_value)(struct gv_backend *b, void *stream,
+				   uint64_t devaddr, uint64_t value);
+	unsigned int (*query)(struct gv_backend *b, void *stream);
+	unsigned int (*synchronize)(struct gv_backend *b, void *stream);
+	/* Static name of a status ("CUDA_ERROR_LAUNCH_FAILED"). */
+	const char *(*status_name)(struct gv_backend *b, unsigned int status);
+	/* True when the status leaves the context/device unusable. */
+	bool (*status_sticky)(unsigned int status);
+};
+
+struct gv_await;
+
+struct gv_backend {
+	const struct gv_ops *ops;
+	int device;
+	pthread_mutex_t lock;		/* awaits, sticky */
+	struct gv_await *awaits;
+	unsigned int sticky;		/* first sticky status, 0 if none */
+	char sticky_op[64];		/* the call that first reported it */
+	uint64_t leaked_lines;
+};
+
+struct gpuar_vendor_line {
+	struct gv_backend *b;
+	struct gpuar_port *port;
+	struct gpuar_line *line;
+	uint64_t *words;
+	size_t page_bytes;
+	uint64_t devaddr;
+	pthread_mutex_t lock;		/* seq, owner, readers */
+	uint64_t seq[GPUAR_LINE_SLOTS];
+	void *owner[GPUAR_LINE_SLOTS];	/* stream storing into the slot */
+	bool owned[GPUAR_LINE_SLOTS];
+	void *readers[GV_READERS_MAX];	/* streams with reverse waits */
+	uint32_t nreaders;
+	uint32_t awaits;		/* submitted, not yet reaped */
+	struct gpuar_vendor_line *leaked_next;	/* on the leaked list */
+};
+
+void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops,
+		     int device);
+void gv_backend_destroy(struct gv_backend *b);
+/* Forget every await not yet reaped (the backend is going away). */
+void gv_awaits_drop(struct gv_backend *b);
+
+/*
+ * Fill @diag with GPUAR_E_BACKEND "{name} backend error {status} ({status
+ * name}): {detail}" and return -@err. @status GV_NO_VENDOR_STATUS prints
+ * "-" and "gpuar" (the refusal is the backend's, not the vendor's).
+ */
+int gv_fail(struct gv_backend *b, struct gpuar_error *diag, int err,
+	    unsigned int status, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/*
+ * A vendor call @op failed with @status: fill @diag (noting, for a sticky
+ * status, the first such error and what it poisons) and return a negative
+ * errno (-EIO, -ENOMEM, -EINVAL, -ENODEV...).
+ */
+int gv_vendor_fail(struct gv_backend *b, struct gpuar_error *diag,
+		   unsigned int status, const char *op);
+
+void gv_diag_clear(struct gpuar_error *diag);
+
+int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
+		  struct gpuar_vendor_line **line, struct gpuar_error *diag);
+int gv_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+		 struct gpuar_error *diag);
+int gv_record(struct gpuar_vendor_line *line, uint32_t slot, void *stream,
+	      uint64_t *target, struct gpuar_error *diag);
+int gv_await(struct gpuar_vendor_line *line, uint32_t slot, void *stream,
+	     const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
+	     uint64_t *target, struct gpuar_error *diag);
+int gv_reap(struct gv_backend *b, struct gpuar_port *port,
+	    struct gpuar_vendor_completion *out, uint32_t max,
+	    int64_t timeout_ns, struct gpuar_error *diag);
+int gv_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
+			void *stream, uint64_t target,
+			struct gpuar_error *diag);
+/* The stream's state as the error authority: 0 done, 1 pending, <0 error. */
+int gv_stream_status(struct gv_backend *b, void *stream,
+		     struct gpuar_error *diag);
+int gv_stream_synchronize(struct gv_backend *b, void *stream,
+			  struct gpuar_error *diag);
+
+/* The wait-driver source (see gpuar_vendor_source in <gpuar/vendor.h>). */
+int gv_source_init(struct gpuar_vendor_source *src,
+		   struct gpuar_vendor_line *line, uint32_t slot, void *stream,
+		   struct gpuar_error *diag);
+int gv_wait(struct gpuar_waiter *waiter, struct gpuar_vendor_source *src,
+	    const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
+	    struct gpuar_record *rec, struct gpuar_error *diag);
+
+#endif /* GPUAR_BACKENDS_VENDOR_H */

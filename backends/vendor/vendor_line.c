@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Vendor line pages: a gpuar line registered for the device, its per-slot
+ * sequence numbers, recording, the reverse direction, and freeing only
+ * once the device can no longer touch the page.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vendor.h"
+
+/* How often freeing a line looks at the streams again while they settle. */
+#define GV_SETTLE_POLL_NS 100000ull
+
+/*
+ * Lines leaked on purpose (the device may still touch them) stay on this
+ * list for the life of the process: never freed, never reused, and still
+ * reachable, so leak checkers report only real leaks.
+ */
+static pthread_mutex_t gv_leak_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gpuar_vendor_line *gv_leaked;
+
+static void gv_line_leak(struct gpuar_vendor_line *l)
+{
+	l->b->leaked_lines++;
+	pthread_mutex_lock(&gv_leak_lock);
+	l->leaked_next = gv_leaked;
+	gv_leaked = l;
+	pthread_mutex_unlock(&gv_leak_lock);
+}
+
+void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops, int device)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = ops;
+	b->device = device;
+	pthread_mutex_init(&b->lock, NULL);
+}
+
+void gv_backend_destroy(struct gv_backend *b)
+{
+	gv_awaits_drop(b);
+	pthread_mutex_destroy(&b->lock);
+}
+
+int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
+		  struct gpuar_vendor_line **out, struct gpuar_error *diag)
+{
+	struct gpuar_vendor_line *l;
+	unsigned int st;
+	int rc;
+
+	gv_diag_clear(diag);
+	if (!port || !out)
+		return gv_fail(b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "line_alloc needs a port and an out pointer");
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return gv_fail(b, diag, ENOMEM, GV_NO_VENDOR_STATUS,
+			       "out of memory for a line");
+	l->b = b;
+	l->port = port;
+	l->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+	pthread_mutex_init(&l->lock, NULL);
+	rc = gpuar_line_alloc(port, &l->line);
+	if (rc) {
+		gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
+			"gpuar_line_alloc failed (errno %d)", -rc);
+		goto err_free;
+	}
+	l->words = gpuar_line_words(l->line);
+	st = b->ops->line_hold(b);
+	if (st) {
+		rc = gv_vendor_fail(b, diag, st, "retaining the device context");
+		goto err_line;
+	}
+	/* The whole page: the line sits alone in it, nothing else shares it. */
+	st = b->ops->page_register(b, l->words, l->page_bytes, &l->devaddr);
+	if (st) {
+		rc = gv_vendor_fail(b, diag, st, "registering the line page");
+		goto err_hold;
+	}
+	for (int i = 0; i < GPUAR_LINE_SLOTS; i++)
+		l->seq[i] = gv_load(&l->words[i]);
+	*out = l;
+	return 0;
+
+err_hold:
+	b->ops->line_release(b);
+err_line:
+	gpuar_line_free(port, l->line);
+err_free:
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	return rc;
+}
+
+static uint64_t gv_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * 1 when no device operation can touch the page any more: every store
+ * the backend enqueued has landed (the word reached the slot's last
+ * sequence number; no stream is asked, since the caller may have
+ * destroyed a stream whose work is still finishing) and every stream with
+ * a reverse wait on the line has finished (those the caller keeps alive
+ * until the line is freed, see gpuar_cuda_stream_wait_word). 0 while
+ * something is pending. Negative when it never will be: the device's
+ * context is poisoned, or a waiting stream failed.
+ */
+static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
+			   const char **what)
+{
+	struct gv_backend *b = l->b;
+	int settled = 1;
+
+	pthread_mutex_lock(&l->lock);
+	for (int i = 0; i < GPUAR_LINE_SLOTS; i++)
+		if (l->owned[i] && !gv_reached(gv_load(&l->words[i]), l->seq[i]))
+			settled = 0;
+	if (!settled) {
+		pthread_mutex_lock(&b->lock);
+		*bad = b->sticky;
+		pthread_mutex_unlock(&b->lock);
+		if (*bad) {
+			*what = "the device's context";
+			settled = -1;
+		}
+	}
+	for (uint32_t i = 0; settled >= 0 && i < l->nreaders; i++) {
+		unsigned int st = b->ops->query(b, l->readers[i]);
+
+		if (!st) {
+			l->readers[i--] = l->readers[--l->nreaders];
+		} else if (st == b->ops->not_ready) {
+			settled = 0;
+		} else {
+			*bad = st;
+			*what = "a stream waiting on the line";
+			settled = -1;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	return settled;
+}
+
+int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
+		 struct gpuar_error *diag)
+{
+	struct gv_backend *b;
+	uint64_t deadline;
+	unsigned int bad = 0;
+	const char *what = NULL;
+	int settled, rc;
+
+	gv_diag_clear(diag);
+	if (!l)
+		return 0;
+	b = l->b;
+	pthread_mutex_lock(&b->lock);
+	rc = l->awaits ? -EBUSY : 0;
+	pthread_mutex_unlock(&b->lock);
+	if (rc)
+		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
+			       "line has %u awaits not yet reaped; reap them first",
+			       l->awaits);
+
+	deadline = gv_now() + timeout_ns;
+	while ((settled = gv_line_settled(l, &bad, &what)) == 0) {
+		struct timespec ts = { 0, (long)GV_SETTLE_POLL_NS };
+
+		if (gv_now() >= deadline)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	/* Never unregister or unmap a page the device may still touch: leak
+	 * it (page, registration, context reference) and say so. */
+	if (settled < 0) {
+		gv_line_leak(l);
+		gv_vendor_fail(b, diag, bad, "freeing a line");
+		return gv_fail(b, diag, EIO, bad,
+			       "line leaked, not freed: %s failed, so its device "
+			       "operations may never finish", what);
+	}
+	if (!settled) {
+		gv_line_leak(l);
+		return gv_fail(b, diag, ETIMEDOUT, GV_NO_VENDOR_STATUS,
+			       "line leaked, not freed: device operations on it "
+			       "still pending after %llu ns",
+			       (unsigned long long)timeout_ns);
+	}
+	bad = b->ops->page_unregister(b, l->words);
+	if (bad) {
+		gv_line_leak(l);
+		rc = gv_vendor_fail(b, diag, bad, "unregistering the line page");
+		return rc;
+	}
+	b->ops->line_release(b);
+	rc = gpuar_line_free(l->port, l->line);
+	if (rc) {
+		/* The port still has waits on it: the page stays mapped, but it
+		 * is no longer the device's. */
+		gv_line_leak(l);
+		return gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
+			       "line unregistered from the device but gpuar_line_free "
+			       "failed (errno %d): port waits on it are pending", -rc);
+	}
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+	return 0;
+}
+
+static int gv_check_slot(struct gpuar_vendor_line *l, uint32_t slot,
+			 struct gpuar_error *diag)
+{
+	if (!l)
+		return -EINVAL;
+	if (slot >= GPUAR_LINE_SLOTS)
+		return gv_fail(l->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "slot %u out of range (0..%d)", slot,
+			       GPUAR_LINE_SLOTS - 1);
+	return 0;
+}
+
+int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
+	      uint64_t *target, struct gpuar_error *diag)
+{
+	struct gv_backend *b;
+	uint64_t next;
+	unsigned int st;
+	int rc;
+
+	gv_diag_clear(diag);
+	rc = gv_check_slot(l, slot, diag);
+	if (rc)
+		return rc;
+	b = l->b;
+	rc = b->ops->stream_admit(b, stream, diag);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&l->lock);
+	if (l->owned[slot] && l->owner[slot] != stream &&
+	    !gv_reached(gv_load(&l->words[slot]), l->seq[slot])) {
+		pthread_mutex_unlock(&l->lock);
+		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
+			       "slot %u still has stores pending from another "
+			       "stream; one stream per slot until they land",
+			       slot);
+	}
+	next = l->seq[slot] + 1;
+	st = b->ops->write_value(b, stream,
+				 l->devaddr + slot * sizeof(uint64_t), next);
+	if (!st) {
+		l->seq[slot] = next;
+		l->owner[slot] = stream;
+		l->owned[slot] = true;
+	}
+	pthread_mutex_unlock(&l->lock);
+	if (st)
+		return gv_vendor_fail(b, diag, st, "enqueueing the word store");
+	if (target)
+		*target = next;
+	return 0;
+}
+
+uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
+{
+	return l->words;
+}
+
+uint64_t gpuar_vendor_line_device_address(const struct gpuar_vendor_line *l)
+{
+	return l->devaddr;
+}
+
+struct gpuar_line *gpuar_vendor_line_gpuar(const struct gpuar_vendor_line *l)
+{
+	return l->line;
+}
+
+uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line *l,
+				    uint32_t slot)
+{
+	struct gpuar_vendor_line *m = (struct gpuar_vendor_line *)l;
+	uint64_t v;
+
+	if (slot >= GPUAR_LINE_SLOTS)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	v = m->seq[slot];
+	pthread_mutex_unlock(&m->lock);
+	return v;
+}
+
+int gpuar_vendor_line_set_sequence(struct gpuar_vendor_line *l, uint32_t slot,
+				   uint64_t value)
+{
+	int rc = 0;
+
+	if (!l || slot >= GPUAR_LINE_SLOTS)
+		return -EINVAL;
+	pthread_mutex_lock(&l->lock);
+	if (l->owned[slot] &&
+	    !gv_reached(gv_load(&l->words[slot]), l->seq[slot])) {
+		rc = -EBUSY;
+	} else {
+		__atomic_store_n(&l->words[slot], value, __ATOMIC_RELEASE);
+		l->seq[slot] = value;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+int gv_stream_wait_word(struct gpuar_vendor_line *l, uint32_t slot,
+			void *stream, uint64_t target, struct gpuar_error *diag)
+{
+	struct gv_backend *b;
+	unsigned int st;
+	int rc;
+
+	gv_diag_clear(diag);
+	rc = gv_check_slot(l, slot, diag);
+	if (rc)
+		return rc;
+	b = l->b;
+	rc = b->ops->stream_admit(b, stream, diag);
+	if (rc)
+		return rc;
+	if (!b->ops->wait_wraps) {
+		uint64_t now = gv_load(&l->words[slot]);
+
+		/* A plain >= disagrees with wrapping order once the way from
+		 * the word to the target crosses 2^64: the device would go
+		 * early or never. Refuse rather than release work early. */
+		if ((now >= target) != gv_reached(now, target))
+			return gv_fail(b, diag, ERANGE, GV_NO_VENDOR_STATUS,
+				       "reverse wait for %llu with the word at %llu "
+				       "crosses 2^64; %s compares plainly, not in "
+				       "wrapping order: restart the sequence "
+				       "(gpuar_vendor_line_set_sequence)",
+				       (unsigned long long)target,
+				       (unsigned long long)now, b->ops->name);
+	}
+	pthread_mutex_lock(&l->lock);
+	if (l->nreaders == GV_READERS_MAX) {
+		/* Forget readers that finished, to make room. */
+		for (uint32_t i = 0; i < l->nreaders; i++)
+			if (!b->ops->query(b, l->readers[i]))
+				l->readers[i--] = l->readers[--l->nreaders];
+	}
+	if (l->nreaders == GV_READERS_MAX) {
+		pthread_mutex_unlock(&l->lock);
+		return gv_fail(b, diag, ENOSPC, GV_NO_VENDOR_STATUS,
+			       "more than %d streams wait on this line",
+			       GV_READERS_MAX);
+	}
+	st = b->ops->wait_value(b, stream, l->devaddr + slot * sizeof(uint64_t),
+				target);
+	if (!st) {
+		bool known = false;
+
+		for (uint32_t i = 0; i < l->nreaders; i++)
+			known |= l->readers[i] == stream;
+		if (!known)
+			l->readers[l->nreaders++] = stream;
+	}
+	pthread_mutex_unlock(&l->lock);
+	if (st)
+		return gv_vendor_fail(b, diag, st, "enqueueing the word wait");
+	return 0;
+}
+
+int gv_stream_status(struct gv_backend *b, void *stream,
+		     struct gpuar_error *diag)
+{
+	unsigned int st = b->ops->query(b, stream);
+
+	if (!st)
+		return 0;
+	if (st == b->ops->not_ready)
+		return 1;
+	return gv_vendor_fail(b, diag, st, "querying the stream");
+}
+
+int gv_stream_synchronize(struct gv_backend *b, void *stream,
+			  struct gpuar_error *diag)
+{
+	unsigned int st = b->ops->synchronize(b, stream);
+
+	return st ? gv_vendor_fail(b, diag, st, "synchronizing the stream") : 0;
+}

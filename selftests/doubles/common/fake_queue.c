@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/* TEST DOUBLE: the fake streams' in-order queues (see fake_queue.h). */
+#include "fake_queue.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* How often a fake wait-value looks at its word again. */
+#define FQ_WAIT_POLL_NS 20000
+
+void fq_domain_init(struct fq_domain *d)
+{
+	pthread_mutex_init(&d->lock, NULL);
+	d->sticky = 0;
+}
+
+unsigned int fq_domain_error(struct fq_domain *d)
+{
+	unsigned int code;
+
+	pthread_mutex_lock(&d->lock);
+	code = d->sticky;
+	pthread_mutex_unlock(&d->lock);
+	return code;
+}
+
+static void fq_domain_poison(struct fq_domain *d, unsigned int code)
+{
+	pthread_mutex_lock(&d->lock);
+	if (!d->sticky)
+		d->sticky = code;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void fq_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts))
+		;
+}
+
+static bool fq_wait_done(const struct fq_op *op)
+{
+	uint64_t word = __atomic_load_n(op->word, __ATOMIC_ACQUIRE);
+
+	if (op->kind == FQ_WAIT_WRAPPING)
+		return (int64_t)(word - op->value) >= 0;
+	return (word & op->mask) >= op->value;
+}
+
+/* Run one op; false when the domain got (or was) poisoned meanwhile. */
+static bool fq_run(struct fq_stream *s, const struct fq_op *op)
+{
+	switch (op->kind) {
+	case FQ_WORK:
+		fq_sleep_ns(op->ns);
+		break;
+	case FQ_WRITE:
+		__atomic_store_n(op->word, op->value, __ATOMIC_RELEASE);
+		break;
+	case FQ_WAIT_WRAPPING:
+	case FQ_WAIT_PLAIN:
+		while (!fq_wait_done(op)) {
+			if (fq_domain_error(s->domain))
+				return false;
+			fq_sleep_ns(FQ_WAIT_POLL_NS);
+		}
+		break;
+	case FQ_FAULT:
+		fq_domain_poison(s->domain, op->code);
+		return false;
+	}
+	return !fq_domain_error(s->domain);
+}
+
+static void *fq_worker(void *arg)
+{
+	struct fq_stream *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct fq_op *op;
+
+		while (!s->head && !s->stopping)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!s->head)
+			break;
+		op = s->head;
+		s->head = op->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->current = op;
+		pthread_mutex_unlock(&s->lock);
+
+		/* A poisoned domain drops its queued work, as a dead context does. */
+		if (!fq_domain_error(s->domain))
+			fq_run(s, op);
+
+		pthread_mutex_lock(&s->lock);
+		s->current = NULL;
+		free(op);
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device)
+{
+	memset(s, 0, sizeof(*s));
+	s->domain = d;
+	s->device = device;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	if (pthread_create(&s->worker, NULL, fq_worker, s))
+		return -1;
+	return 0;
+}
+
+void fq_stream_stop(struct fq_stream *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->worker, NULL);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+}
+
+int fq_stream_push(struct fq_stream *s, const struct fq_op *op)
+{
+	struct fq_op *copy = malloc(sizeof(*copy));
+
+	if (!copy)
+		return -1;
+	*copy = *op;
+	copy->next = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (s->tail)
+		s->tail->next = copy;
+	else
+		s->head = copy;
+	s->tail = copy;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+bool fq_stream_idle(struct fq_stream *s)
+{
+	bool idle;
+
+	pthread_mutex_lock(&s->lock);
+	idle = !s->head && !s->current;
+	pthread_mutex_unlock(&s->lock);
+	return idle;
+}
+
+unsigned int fq_stream_sync(struct fq_stream *s)
+{
+	unsigned int code;
+
+	pthread_mutex_lock(&s->lock);
+	while ((s->head || s->current) && !fq_domain_error(s->domain)) {
+		struct timespec ts;
+
+		/* Timed, so a fault in another stream of the domain is seen. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	code = fq_domain_error(s->domain);
+	return code;
+}
+
+static bool fq_op_touches(const struct fq_op *op, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t w = (uintptr_t)op->word;
+
+	if (op->kind != FQ_WRITE && op->kind != FQ_WAIT_WRAPPING &&
+	    op->kind != FQ_WAIT_PLAIN)
+		return false;
+	return w >= lo && w < hi;
+}
+
+bool fq_stream_touches(struct fq_stream *s, const void *addr, uint64_t len)
+{
+	uintptr_t lo = (uintptr_t)addr, hi = lo + (uintptr_t)len;
+	bool hit = false;
+	struct fq_op *op;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->current && fq_op_touches(s->current, lo, hi))
+		hit = true;
+	for (op = s->head; op && !hit; op = op->next)
+		hit = fq_op_touches(op, lo, hi);
+	pthread_mutex_unlock(&s->lock);
+	return hit;
+}
+
+bool fq_env_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}

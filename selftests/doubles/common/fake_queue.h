@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TEST DOUBLE. The in-order stream queue shared by the fake CUDA driver
+ * (libcuda.so.1) and the fake HIP runtime (libamdhip64.so.6) that the
+ * backend tests load instead of the vendor's libraries. Nothing here talks
+ * to a GPU and nothing here is shipped.
+ *
+ * A fake stream is an in-order queue run by its own worker thread. Its
+ * operations are timed work, a 64-bit store into host memory (the device
+ * write-value), a wait until a host word satisfies a comparison (the device
+ * wait-value) and a fault (a launch that fails). A fault poisons the
+ * stream's "domain" (a CUDA context, a HIP device): like real drivers, the
+ * error is sticky and every stream of the domain reports it from then on,
+ * and queued operations of a poisoned domain are dropped, not run.
+ */
+#ifndef GPUAR_FAKE_QUEUE_H
+#define GPUAR_FAKE_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fq_domain {
+	pthread_mutex_t lock;
+	unsigned int sticky;	/* the first fault's code, 0 while healthy */
+};
+
+enum fq_op_kind {
+	FQ_WORK = 1,		/* sleep ns */
+	FQ_WRITE,		/* release-store value into *word */
+	FQ_WAIT_WRAPPING,	/* until (int64_t)(*word - value) >= 0 */
+	FQ_WAIT_PLAIN,		/* until (*word & mask) >= value */
+	FQ_FAULT,		/* poison the domain with code */
+};
+
+struct fq_op {
+	struct fq_op *next;
+	enum fq_op_kind kind;
+	uint64_t ns;
+	uint64_t *word;
+	uint64_t value;
+	uint64_t mask;
+	unsigned int code;
+};
+
+struct fq_stream {
+	struct fq_domain *domain;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t worker;
+	struct fq_op *head, *tail;
+	struct fq_op *current;	/* the op the worker is running, or NULL */
+	bool stopping;
+	bool capturing;
+	int device;
+};
+
+void fq_domain_init(struct fq_domain *d);
+/* The domain's sticky error, 0 if none. */
+unsigned int fq_domain_error(struct fq_domain *d);
+
+/* 0, or -1 when the worker thread cannot start. */
+int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device);
+/* Drain the queue (or drop it if poisoned), stop the worker. */
+void fq_stream_stop(struct fq_stream *s);
+
+/* Enqueue an operation (copied). 0, or -1 on allocation failure. */
+int fq_stream_push(struct fq_stream *s, const struct fq_op *op);
+
+/* True when nothing is queued or running. */
+bool fq_stream_idle(struct fq_stream *s);
+/* Block until idle or the domain is poisoned. Returns the sticky code. */
+unsigned int fq_stream_sync(struct fq_stream *s);
+
+/* True when a queued or running op writes or waits on [addr, addr+len). */
+bool fq_stream_touches(struct fq_stream *s, const void *addr, uint64_t len);
+
+/* Read a fault-injection setting from the environment (names are listed
+ * in each double's header comment). */
+bool fq_env_flag(const char *name);
+
+#endif /* GPUAR_FAKE_QUEUE_H */

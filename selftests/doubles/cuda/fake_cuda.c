@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST DOUBLE of the CUDA driver library, built as
+ * $(BUILD)/doubles/cuda/libcuda.so.1 and loaded by the CUDA backend's
+ * tests through GPUAR_CUDA_LIBRARY. It is not CUDA and drives no GPU: it
+ * implements only the entry points the backend resolves, with the CUDA
+ * 12.0 ABI (cuda_decls.h), on top of fake_queue.c.
+ *
+ * Model: one process-wide driver; devices 0..N-1 (default 2), each with a
+ * primary context (reference counted); a thread-local current-context
+ * stack; streams are in-order queues run by worker threads; host pages
+ * are "registered" in a table and get a device address that differs from
+ * the host address (host + GPUAR_FAKE_CUDA_DEVICE_OFFSET), so a backend
+ * that stores to the host address where the device address belongs is
+ * caught (the store faults the context with CUDA_ERROR_ILLEGAL_ADDRESS).
+ * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD name one default stream per
+ * context (a simplification: real CUDA has one per-thread stream per
+ * thread). A bare NULL stream is treated as the legacy stream.
+ *
+ * Double-only entry points (gpuar_fake_cuda_*, below) let tests enqueue
+ * timed work and faults, start and end a capture, hide entry points, set
+ * the driver version, and read counters. Environment: GPUAR_FAKE_CUDA_NO_DEVICE=1
+ * makes cuInit fail with CUDA_ERROR_NO_DEVICE.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../backends/cuda/cuda_decls.h"
+#include "../common/fake_queue.h"
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+#define FAKE_DEVICES_MAX 4
+#define FAKE_PAGES_MAX 4096
+#define FAKE_HIDDEN_MAX 32
+#define FAKE_CTX_STACK 16
+#define GPUAR_FAKE_CUDA_DEVICE_OFFSET 0x100000000000ull
+
+struct CUctx_st {
+	struct fq_domain domain;
+	int device;
+	int refs;
+	struct CUstream_st *legacy;	/* created on first use */
+};
+
+struct CUstream_st {
+	struct fq_stream q;
+	struct CUctx_st *ctx;
+	uint64_t no_barrier_writes;
+};
+
+struct fake_page {
+	uintptr_t host;
+	size_t bytes;
+	unsigned int flags;
+};
+
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CUctx_st fake_ctx[FAKE_DEVICES_MAX];
+static int fake_devices = 2;
+static int fake_driver_version = 12080;
+static int fake_mem_ops_64 = 1;
+static bool fake_initialised;
+static struct fake_page fake_pages[FAKE_PAGES_MAX];
+static char fake_hidden[FAKE_HIDDEN_MAX][64];
+static uint64_t fake_unsafe_unregisters;
+static uint64_t fake_no_barrier_writes;
+
+static __thread struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
+static __thread int ctx_depth;
+
+/* ------------------------------------------------------ double-only */
+
+FAKE_EXPORT void gpuar_fake_cuda_hide(const char *name);
+FAKE_EXPORT void gpuar_fake_cuda_reset(void);
+FAKE_EXPORT void gpuar_fake_cuda_set_driver_version(int version);
+FAKE_EXPORT void gpuar_fake_cuda_set_mem_ops_64(int supported);
+FAKE_EXPORT gcu_result gpuar_fake_cuda_work(gcu_stream stream, uint64_t ns);
+FAKE_EXPORT gcu_result gpuar_fake_cuda_fault(gcu_stream stream,
+					     gcu_result code);
+FAKE_EXPORT gcu_result gpuar_fake_cuda_capture(gcu_stream stream, int on);
+FAKE_EXPORT int gpuar_fake_cuda_registered_pages(void);
+FAKE_EXPORT int gpuar_fake_cuda_primary_refs(int device);
+FAKE_EXPORT uint64_t gpuar_fake_cuda_unsafe_unregisters(void);
+FAKE_EXPORT uint64_t gpuar_fake_cuda_no_barrier_writes(void);
+
+/* Hide an entry point from cuGetProcAddress_v2 (NULL or "" clears all). */
+void gpuar_fake_cuda_hide(const char *name)
+{
+	pthread_mutex_lock(&fake_lock);
+	if (!name || !*name) {
+		memset(fake_hidden, 0, sizeof(fake_hidden));
+	} else {
+		for (int i = 0; i < FAKE_HIDDEN_MAX; i++) {
+			if (!fake_hidden[i][0]) {
+				strncpy(fake_hidden[i], name,
+					sizeof(fake_hidden[i]) - 1);
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&fake_lock);
+}
+
+/* Clear hidden entry points, sticky errors and settings (not refs/pages). */
+void gpuar_fake_cuda_reset(void)
+{
+	gpuar_fake_cuda_hide(NULL);
+	pthread_mutex_lock(&fake_lock);
+	fake_driver_version = 12080;
+	fake_mem_ops_64 = 1;
+	for (int i = 0; i < FAKE_DEVICES_MAX; i++) {
+		pthread_mutex_lock(&fake_ctx[i].domain.lock);
+		fake_ctx[i].domain.sticky = 0;
+		pthread_mutex_unlock(&fake_ctx[i].domain.lock);
+	}
+	pthread_mutex_unlock(&fake_lock);
+}
+
+void gpuar_fake_cuda_set_driver_version(int version)
+{
+	pthread_mutex_lock(&fake_lock);
+	fake_driver_version = version;
+	pthread_mutex_unlock(&fake_lock);
+}
+
+void gpuar_fake_cuda_set_mem_ops_64(int supported)
+{
+	pthread_mutex_lock(&fake_lock);
+	fake_mem_ops_64 = supported;
+	pthread_mutex_unlock(&fake_lock);
+}
+
+int gpuar_fake_cuda_registered_pages(void)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_PAGES_MAX; i++)
+		n += fake_pages[i].host != 0;
+	pthread_mutex_unlock(&fake_lock);
+	return n;
+}
+
+int gpuar_fake_cuda_primary_refs(int device)
+{
+	int refs;
+
+	if (device < 0 || device >= FAKE_DEVICES_MAX)
+		return -1;
+	pthread_mutex_lock(&fake_lock);
+	refs = fake_ctx[device].refs;
+	pthread_mutex_unlock(&fake_lock);
+	return refs;
+}
+
+uint64_t gpuar_fake_cuda_unsafe_unregisters(void)
+{
+	return __atomic_load_n(&fake_unsafe_unregisters, __ATOMIC_RELAXED);
+}
+
+uint64_t gpuar_fake_cuda_no_barrier_writes(void)
+{
+	return __atomic_load_n(&fake_no_barrier_writes, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static bool fake_hidden_name(const char *name)
+{
+	bool hidden = false;
+
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_HIDDEN_MAX && !hidden; i++)
+		hidden = fake_hidden[i][0] && !strcmp(fake_hidden[i], name);
+	pthread_mutex_unlock(&fake_lock);
+	return hidden;
+}
+
+static struct CUctx_st *fake_current(void)
+{
+	return ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
+}
+
+static gcu_result fake_ready(void)
+{
+	return fake_initialised ? GCU_SUCCESS : GCU_ERROR_NOT_INITIALIZED;
+}
+
+/* The stream a handle names; special handles need a current context. */
+static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
+{
+	struct CUctx_st *ctx;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (handle && handle != GCU_STREAM_LEGACY &&
+	    handle != GCU_STREAM_PER_THREAD) {
+		*out = handle;
+		return GCU_SUCCESS;
+	}
+	ctx = fake_current();
+	if (!ctx)
+		return GCU_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&fake_lock);
+	if (!ctx->legacy) {
+		struct CUstream_st *s = calloc(1, sizeof(*s));
+
+		if (!s || fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
+			pthread_mutex_unlock(&fake_lock);
+			free(s);
+			return GCU_ERROR_OUT_OF_MEMORY;
+		}
+		s->ctx = ctx;
+		ctx->legacy = s;
+	}
+	*out = ctx->legacy;
+	pthread_mutex_unlock(&fake_lock);
+	return GCU_SUCCESS;
+}
+
+/* Device address -> host word, or NULL when no registration covers it. */
+static uint64_t *fake_translate(gcu_deviceptr addr)
+{
+	uintptr_t host = (uintptr_t)(addr - GPUAR_FAKE_CUDA_DEVICE_OFFSET);
+	uint64_t *word = NULL;
+
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_PAGES_MAX; i++) {
+		struct fake_page *p = &fake_pages[i];
+
+		if (p->host && host >= p->host && host + 8 <= p->host + p->bytes) {
+			word = (uint64_t *)host;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fake_lock);
+	return word;
+}
+
+static gcu_result fake_push(struct CUstream_st *s, const struct fq_op *op)
+{
+	gcu_result sticky = fq_domain_error(&s->ctx->domain);
+
+	if (sticky)
+		return sticky;
+	return fq_stream_push(&s->q, op) ? GCU_ERROR_OUT_OF_MEMORY : GCU_SUCCESS;
+}
+
+/* ------------------------------------------------------- driver API */
+
+FAKE_EXPORT gcu_result cuInit(unsigned int flags);
+FAKE_EXPORT gcu_result cuDriverGetVersion(int *version);
+FAKE_EXPORT gcu_result cuGetProcAddress_v2(const char *symbol, void **pfn,
+					   int version, gcu_u64 flags,
+					   unsigned int *status);
+FAKE_EXPORT gcu_result cuGetErrorName(gcu_result error, const char **name);
+FAKE_EXPORT gcu_result cuDeviceGet(gcu_device *device, int ordinal);
+FAKE_EXPORT gcu_result cuDeviceGetCount(int *count);
+FAKE_EXPORT gcu_result cuDeviceGetAttribute(int *value, unsigned int attribute,
+					    gcu_device device);
+FAKE_EXPORT gcu_result cuDevicePrimaryCtxRetain(gcu_context *ctx,
+						gcu_device device);
+FAKE_EXPORT gcu_result cuDevicePrimaryCtxRelease_v2(gcu_device device);
+FAKE_EXPORT gcu_result cuCtxPushCurrent_v2(gcu_context ctx);
+FAKE_EXPORT gcu_result cuCtxPopCurrent_v2(gcu_context *ctx);
+FAKE_EXPORT gcu_result cuMemHostRegister_v2(void *p, size_t bytes,
+					    unsigned int flags);
+FAKE_EXPORT gcu_result cuMemHostUnregister(void *p);
+FAKE_EXPORT gcu_result cuMemHostGetDevicePointer_v2(gcu_deviceptr *dptr,
+						    void *p, unsigned int flags);
+FAKE_EXPORT gcu_result cuStreamCreate(gcu_stream *stream, unsigned int flags);
+FAKE_EXPORT gcu_result cuStreamDestroy_v2(gcu_stream stream);
+FAKE_EXPORT gcu_result cuStreamGetCtx(gcu_stream stream, gcu_context *ctx);
+FAKE_EXPORT gcu_result cuStreamIsCapturing(gcu_stream stream,
+					   unsigned int *status);
+FAKE_EXPORT gcu_result cuStreamWriteValue64_v2(gcu_stream stream,
+					       gcu_deviceptr addr,
+					       gcu_u64 value,
+					       unsigned int flags);
+FAKE_EXPORT gcu_result cuStreamWaitValue64_v2(gcu_stream stream,
+					      gcu_deviceptr addr, gcu_u64 value,
+					      unsigned int flags);
+FAKE_EXPORT gcu_result cuStreamQuery(gcu_stream stream);
+FAKE_EXPORT gcu_result cuStreamSynchronize(gcu_stream stream);
+
+gcu_result cuInit(unsigned int flags)
+{
+	if (flags)
+		return GCU_ERROR_INVALID_VALUE;
+	if (fq_env_flag("GPUAR_FAKE_CUDA_NO_DEVICE"))
+		return GCU_ERROR_NO_DEVICE;
+	pthread_mutex_lock(&fake_lock);
+	if (!fake_initialised) {
+		for (int i = 0; i < FAKE_DEVICES_MAX; i++) {
+			fq_domain_init(&fake_ctx[i].domain);
+			fake_ctx[i].device = i;
+		}
+		fake_initialised = true;
+	}
+	pthread_mutex_unlock(&fake_lock);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuDriverGetVersion(int *version)
+{
+	if (!version)
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	*version = fake_driver_version;
+	pthread_mutex_unlock(&fake_lock);
+	return GCU_SUCCESS;
+}
+
+static const struct {
+	const char *name;
+	void *fn;
+	int since;	/* CUDA version the entry point (this ABI) appeared in */
+} fake_symbols[] = {
+	{ "cuInit", (void *)cuInit, 2000 },
+	{ "cuDriverGetVersion", (void *)cuDriverGetVersion, 2020 },
+	{ "cuGetErrorName", (void *)cuGetErrorName, 6000 },
+	{ "cuDeviceGet", (void *)cuDeviceGet, 2000 },
+	{ "cuDeviceGetCount", (void *)cuDeviceGetCount, 2000 },
+	{ "cuDeviceGetAttribute", (void *)cuDeviceGetAttribute, 2000 },
+	{ "cuDevicePrimaryCtxRetain", (void *)cuDevicePrimaryCtxRetain, 7000 },
+	{ "cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease_v2, 11000 },
+	{ "cuCtxPushCurrent", (void *)cuCtxPushCurrent_v2, 4000 },
+	{ "cuCtxPopCurrent", (void *)cuCtxPopCurrent_v2, 4000 },
+	{ "cuMemHostRegister", (void *)cuMemHostRegister_v2, 6050 },
+	{ "cuMemHostUnregister", (void *)cuMemHostUnregister, 4000 },
+	{ "cuMemHostGetDevicePointer", (void *)cuMemHostGetDevicePointer_v2, 3020 },
+	{ "cuStreamCreate", (void *)cuStreamCreate, 2000 },
+	{ "cuStreamDestroy", (void *)cuStreamDestroy_v2, 4000 },
+	{ "cuStreamGetCtx", (void *)cuStreamGetCtx, 9020 },
+	{ "cuStreamIsCapturing", (void *)cuStreamIsCapturing, 10000 },
+	{ "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2, 11070 },
+	{ "cuStreamWaitValue64", (void *)cuStreamWaitValue64_v2, 11070 },
+	{ "cuStreamQuery", (void *)cuStreamQuery, 2000 },
+	{ "cuStreamSynchronize", (void *)cuStreamSynchronize, 2000 },
+};
+
+/*
+ * Resolve a base name for a CUDA version, as the real driver does. A
+ * driver older than 12.0 does not have this entry point at all: the
+ * loader must fall back to dlsym of the versioned names.
+ */
+gcu_result cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
+			       gcu_u64 flags, unsigned int *status)
+{
+	if (!symbol || !pfn)
+		return GCU_ERROR_INVALID_VALUE;
+	*pfn = NULL;
+	if (flags > 2)
+		return GCU_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < sizeof(fake_symbols) / sizeof(fake_symbols[0]); i++) {
+		if (strcmp(fake_symbols[i].name, symbol))
+			continue;
+		if (fake_hidden_name(symbol))
+			break;
+		if (version < fake_symbols[i].since) {
+			if (status)
+				*status = GCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+			return GCU_ERROR_NOT_FOUND;
+		}
+		*pfn = fake_symbols[i].fn;
+		if (status)
+			*status = GCU_GET_PROC_ADDRESS_SUCCESS;
+		return GCU_SUCCESS;
+	}
+	if (status)
+		*status = GCU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return GCU_ERROR_NOT_FOUND;
+}
+
+gcu_result cuGetErrorName(gcu_result error, const char **name)
+{
+	static const struct { gcu_result code; const char *name; } names[] = {
+		{ GCU_SUCCESS, "CUDA_SUCCESS" },
+		{ GCU_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE" },
+		{ GCU_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY" },
+		{ GCU_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED" },
+		{ GCU_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE" },
+		{ GCU_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE" },
+		{ GCU_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT" },
+		{ GCU_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
+		{ GCU_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
+		{ GCU_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY" },
+		{ GCU_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS" },
+		{ GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+		  "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED" },
+		{ GCU_ERROR_HOST_MEMORY_NOT_REGISTERED,
+		  "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED" },
+		{ GCU_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED" },
+		{ GCU_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED" },
+		{ GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+		  "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" },
+	};
+
+	if (!name)
+		return GCU_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i].code == error) {
+			*name = names[i].name;
+			return GCU_SUCCESS;
+		}
+	}
+	*name = NULL;
+	return GCU_ERROR_INVALID_VALUE;
+}
+
+gcu_result cuDeviceGet(gcu_device *device, int ordinal)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!device)
+		return GCU_ERROR_INVALID_VALUE;
+	if (ordinal < 0 || ordinal >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	*device = ordinal;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuDeviceGetCount(int *count)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!count)
+		return GCU_ERROR_INVALID_VALUE;
+	*count = fake_devices;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuDeviceGetAttribute(int *value, unsigned int attribute,
+				gcu_device device)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!value)
+		return GCU_ERROR_INVALID_VALUE;
+	if (device < 0 || device >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	if (attribute != GCU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS)
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	*value = fake_mem_ops_64;
+	pthread_mutex_unlock(&fake_lock);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuDevicePrimaryCtxRetain(gcu_context *ctx, gcu_device device)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!ctx)
+		return GCU_ERROR_INVALID_VALUE;
+	if (device < 0 || device >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&fake_lock);
+	fake_ctx[device].refs++;
+	pthread_mutex_unlock(&fake_lock);
+	*ctx = &fake_ctx[device];
+	return GCU_SUCCESS;
+}
+
+gcu_result cuDevicePrimaryCtxRelease_v2(gcu_device device)
+{
+	gcu_result rc = GCU_SUCCESS;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (device < 0 || device >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&fake_lock);
+	if (fake_ctx[device].refs > 0)
+		fake_ctx[device].refs--;
+	else
+		rc = GCU_ERROR_INVALID_CONTEXT;
+	pthread_mutex_unlock(&fake_lock);
+	return rc;
+}
+
+gcu_result cuCtxPushCurrent_v2(gcu_context ctx)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!ctx || ctx_depth == FAKE_CTX_STACK)
+		return GCU_ERROR_INVALID_VALUE;
+	ctx_stack[ctx_depth++] = ctx;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuCtxPopCurrent_v2(gcu_context *ctx)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!ctx_depth)
+		return GCU_ERROR_INVALID_CONTEXT;
+	ctx_depth--;
+	if (ctx)
+		*ctx = ctx_stack[ctx_depth];
+	return GCU_SUCCESS;
+}
+
+gcu_result cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
+{
+	struct CUctx_st *ctx = fake_current();
+	gcu_result rc = GCU_ERROR_OUT_OF_MEMORY;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!ctx)
+		return GCU_ERROR_INVALID_CONTEXT;
+	if (!p || !bytes || (flags & ~0xfu))
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_PAGES_MAX; i++) {
+		struct fake_page *pg = &fake_pages[i];
+
+		if (pg->host && (uintptr_t)p < pg->host + pg->bytes &&
+		    pg->host < (uintptr_t)p + bytes) {
+			rc = GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+			break;
+		}
+	}
+	for (int i = 0; rc == GCU_ERROR_OUT_OF_MEMORY && i < FAKE_PAGES_MAX; i++) {
+		if (!fake_pages[i].host) {
+			fake_pages[i] = (struct fake_page){ (uintptr_t)p, bytes, flags };
+			rc = GCU_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&fake_lock);
+	return rc;
+}
+
+/* Every stream the double knows, for the unsafe-unregister check. */
+#define FAKE_STREAMS_MAX 1024
+static struct CUstream_st *fake_streams[FAKE_STREAMS_MAX];
+
+gcu_result cuMemHostUnregister(void *p)
+{
+	gcu_result rc = GCU_ERROR_HOST_MEMORY_NOT_REGISTERED;
+	size_t bytes = 0;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!fake_current())
+		return GCU_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_PAGES_MAX; i++) {
+		if (fake_pages[i].host == (uintptr_t)p) {
+			bytes = fake_pages[i].bytes;
+			fake_pages[i] = (struct fake_page){ 0, 0, 0 };
+			rc = GCU_SUCCESS;
+			break;
+		}
+	}
+	/* Unregistering while queued device work still targets the page is
+	 * the use-after-free the backend must never commit: count it. */
+	for (int i = 0; rc == GCU_SUCCESS && i < FAKE_STREAMS_MAX; i++) {
+		if (fake_streams[i] &&
+		    fq_stream_touches(&fake_streams[i]->q, p, bytes))
+			fake_unsafe_unregisters++;
+	}
+	for (int i = 0; rc == GCU_SUCCESS && i < FAKE_DEVICES_MAX; i++) {
+		if (fake_ctx[i].legacy &&
+		    fq_stream_touches(&fake_ctx[i].legacy->q, p, bytes))
+			fake_unsafe_unregisters++;
+	}
+	pthread_mutex_unlock(&fake_lock);
+	return rc;
+}
+
+gcu_result cuMemHostGetDevicePointer_v2(gcu_deviceptr *dptr, void *p,
+					unsigned int flags)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!fake_current())
+		return GCU_ERROR_INVALID_CONTEXT;
+	if (!dptr || !p || flags)
+		return GCU_ERROR_INVALID_VALUE;
+	*dptr = (gcu_deviceptr)(uintptr_t)p + GPUAR_FAKE_CUDA_DEVICE_OFFSET;
+	if (!fake_translate(*dptr)) {
+		*dptr = 0;
+		return GCU_ERROR_INVALID_VALUE;
+	}
+	return GCU_SUCCESS;
+}
+
+gcu_result cuStreamCreate(gcu_stream *stream, unsigned int flags)
+{
+	struct CUctx_st *ctx = fake_current();
+	struct CUstream_st *s;
+	int slot = -1;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!ctx)
+		return GCU_ERROR_INVALID_CONTEXT;
+	if (!stream || flags > GCU_STREAM_NON_BLOCKING)
+		return GCU_ERROR_INVALID_VALUE;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return GCU_ERROR_OUT_OF_MEMORY;
+	s->ctx = ctx;
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_STREAMS_MAX && slot < 0; i++)
+		if (!fake_streams[i])
+			slot = i;
+	if (slot >= 0)
+		fake_streams[slot] = s;
+	pthread_mutex_unlock(&fake_lock);
+	if (slot < 0 || fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
+		if (slot >= 0) {
+			pthread_mutex_lock(&fake_lock);
+			fake_streams[slot] = NULL;
+			pthread_mutex_unlock(&fake_lock);
+		}
+		free(s);
+		return GCU_ERROR_OUT_OF_MEMORY;
+	}
+	*stream = s;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuStreamDestroy_v2(gcu_stream stream)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!stream || stream == GCU_STREAM_LEGACY ||
+	    stream == GCU_STREAM_PER_THREAD)
+		return GCU_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_STREAMS_MAX; i++)
+		if (fake_streams[i] == stream)
+			fake_streams[i] = NULL;
+	pthread_mutex_unlock(&fake_lock);
+	/* The queue drains first (or is dropped when the context is dead). */
+	fq_stream_stop(&stream->q);
+	free(stream);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuStreamGetCtx(gcu_stream stream, gcu_context *ctx)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (!ctx)
+		return GCU_ERROR_INVALID_VALUE;
+	*ctx = s->ctx;
+	return GCU_SUCCESS;
+}
+
+gcu_result gpuar_fake_cuda_capture(gcu_stream stream, int on)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&s->q.lock);
+	s->q.capturing = on != 0;
+	pthread_mutex_unlock(&s->q.lock);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuStreamIsCapturing(gcu_stream stream, unsigned int *status)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (!status)
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&s->q.lock);
+	*status = s->q.capturing ? GCU_STREAM_CAPTURE_STATUS_ACTIVE :
+				   GCU_STREAM_CAPTURE_STATUS_NONE;
+	pthread_mutex_unlock(&s->q.lock);
+	return GCU_SUCCESS;
+}
+
+/* Capture turns enqueued work into graph nodes; the double refuses, so a
+ * backend that forgot to check would see its store vanish, not run. */
+static gcu_result fake_capturing(struct CUstream_st *s)
+{
+	bool capturing;
+
+	pthread_mutex_lock(&s->q.lock);
+	capturing = s->q.capturing;
+	pthread_mutex_unlock(&s->q.lock);
+	return capturing ? GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED : GCU_SUCCESS;
+}
+
+gcu_result cuStreamWriteValue64_v2(gcu_stream stream, gcu_deviceptr addr,
+				   gcu_u64 value, unsigned int flags)
+{
+	struct CUstream_st *s;
+	struct fq_op op = { .kind = FQ_WRITE, .value = value };
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (flags > 1 || (addr & 7))
+		return GCU_ERROR_INVALID_VALUE;
+	if (flags)	/* CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER */
+		__atomic_fetch_add(&fake_no_barrier_writes, 1, __ATOMIC_RELAXED);
+	rc = fake_capturing(s);
+	if (rc)
+		return rc;
+	op.word = fake_translate(addr);
+	if (!op.word)	/* the device would fault on this store */
+		op = (struct fq_op){ .kind = FQ_FAULT,
+				     .code = GCU_ERROR_ILLEGAL_ADDRESS };
+	return fake_push(s, &op);
+}
+
+gcu_result cuStreamWaitValue64_v2(gcu_stream stream, gcu_deviceptr addr,
+				  gcu_u64 value, unsigned int flags)
+{
+	struct CUstream_st *s;
+	struct fq_op op = { .kind = FQ_WAIT_WRAPPING, .value = value };
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	/* Only CU_STREAM_WAIT_VALUE_GEQ is modelled. */
+	if (flags != GCU_STREAM_WAIT_VALUE_GEQ || (addr & 7))
+		return GCU_ERROR_INVALID_VALUE;
+	rc = fake_capturing(s);
+	if (rc)
+		return rc;
+	op.word = fake_translate(addr);
+	if (!op.word)
+		op = (struct fq_op){ .kind = FQ_FAULT,
+				     .code = GCU_ERROR_ILLEGAL_ADDRESS };
+	return fake_push(s, &op);
+}
+
+gcu_result cuStreamQuery(gcu_stream stream)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	rc = fq_domain_error(&s->ctx->domain);
+	if (rc)
+		return rc;
+	return fq_stream_idle(&s->q) ? GCU_SUCCESS : GCU_ERROR_NOT_READY;
+}
+
+gcu_result cuStreamSynchronize(gcu_stream stream)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	return fq_stream_sync(&s->q);
+}
+
+/* Enqueue @ns of device work (a kernel of known duration). */
+gcu_result gpuar_fake_cuda_work(gcu_stream stream, uint64_t ns)
+{
+	struct CUstream_st *s;
+	struct fq_op op = { .kind = FQ_WORK, .ns = ns };
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	rc = fake_capturing(s);
+	return rc ? rc : fake_push(s, &op);
+}
+
+/* Enqueue a launch that fails with @code when it runs (sticky). */
+gcu_result gpuar_fake_cuda_fault(gcu_stream stream, gcu_result code)
+{
+	struct CUstream_st *s;
+	struct fq_op op = { .kind = FQ_FAULT, .code = code };
+	gcu_result rc = fake_stream(stream, &s);
+
+	return rc ? rc : fake_push(s, &op);
+}

@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test cases shared by the CUDA and HIP backend tests
+ * (selftests/unit/test_cuda_backend.c, test_hip_backend.c). Each test file
+ * fills a struct vt with its backend's calls and the test double's
+ * controls, then adds these cases to its suite. Check runs every test in
+ * its own process, so the double's state (sticky errors, hidden entry
+ * points, environment) never leaks between tests.
+ *
+ * The port engine comes from GPUAR_TEST_ENGINE: "user" (default, the host)
+ * or "kernel" (inside the VMs, where /dev/gpuar exists).
+ *
+ * Timing: work items are 10-50 ms; tests assert order and outcome, never
+ * durations.
+ */
+#ifndef GPUAR_VENDOR_CASES_H
+#define GPUAR_VENDOR_CASES_H
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gpuar/gpuar.h>
+#include <gpuar/vendor.h>
+
+#include "unit.h"
+
+#define MS 1000000ull
+#define REAP_TIMEOUT_NS ((int64_t)10000 * (int64_t)MS)	/* a hang, not a slow run */
+
+/* The backend under test and its double, as plain functions. */
+struct vt {
+	const char *name;
+	const char *library_env;	/* GPUAR_CUDA_LIBRARY */
+	const char *double_path;	/* relative to the doubles dir */
+	unsigned int fault_code;	/* the launch failure the double injects */
+	const char *fault_name;
+	int (*open)(void **b, int ordinal, struct gpuar_error *diag);
+	void (*close)(void *b);
+	int (*line_alloc)(void *b, struct gpuar_port *port,
+			  struct gpuar_vendor_line **line, struct gpuar_error *diag);
+	int (*line_free)(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+			 struct gpuar_error *diag);
+	int (*record)(struct gpuar_vendor_line *line, uint32_t slot, void *s,
+		      uint64_t *target, struct gpuar_error *diag);
+	int (*await)(struct gpuar_vendor_line *line, uint32_t slot, void *s,
+		     const struct gpuar_plan *plan, uint64_t point, uint64_t ud,
+		     uint64_t *target, struct gpuar_error *diag);
+	int (*reap)(void *b, struct gpuar_port *port,
+		    struct gpuar_vendor_completion *out, uint32_t max,
+		    int64_t timeout_ns, struct gpuar_error *diag);
+	int (*wait_word)(struct gpuar_vendor_line *line, uint32_t slot, void *s,
+			 uint64_t target, struct gpuar_error *diag);
+	int (*source_init)(struct gpuar_vendor_source *src,
+			   struct gpuar_vendor_line *line, uint32_t slot, void *s,
+			   struct gpuar_error *diag);
+	int (*wait)(struct gpuar_waiter *w, struct gpuar_vendor_source *src,
+		    const struct gpuar_plan *plan, uint64_t point, uint64_t ud,
+		    struct gpuar_record *rec, struct gpuar_error *diag);
+	/* The double (or driver) directly. */
+	void *(*stream_new)(int device);
+	void (*stream_free)(void *s);
+	void (*work)(void *s, uint64_t ns);
+	void (*fault)(void *s);
+	void (*capture)(void *s, int on);
+	int (*registered_pages)(void);
+	uint64_t (*unsafe_unregisters)(void);
+	void *default_stream;	/* CU_STREAM_LEGACY, hipStreamPerThread */
+};
+
+static const struct vt *V;	/* set by the test file's main */
+/* Running against the vendor's real library, not the double. */
+static bool vt_real_driver;
+
+/* The double counts registered pages; the real driver cannot say. */
+#define vt_assert_pages(n)                                              \
+	do {                                                            \
+		int pages_ = V->registered_pages();                     \
+		if (pages_ >= 0)                                        \
+			ck_assert_int_eq(pages_, (n));                  \
+	} while (0)
+
+/* ---------------------------------------------------------- fixture */
+
+static void *vb;
+static struct gpuar_port *vport;
+static struct gpuar_vendor_line *vline;
+static struct gpuar_error vdiag;
+
+/* Where the doubles are: $GPUAR_TEST_DOUBLES, else next to this binary. */
+static void vt_point_at_double(const char *rel)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	const char *env = getenv("GPUAR_TEST_DOUBLES");
+	ssize_t n;
+
+	if (getenv(V->library_env))	/* the caller chose (e.g. a real driver) */
+		return;
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s", env);
+	} else {
+		n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+		ck_assert_int_gt(n, 0);
+		dir[n] = '\0';
+		*strrchr(dir, '/') = '\0';	/* .../selftests/unit */
+		strncat(dir, "/../../doubles", sizeof(dir) - strlen(dir) - 1);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	setenv(V->library_env, path, 1);
+}
+
+/*
+ * A symbol of the library the backend loads (the double's controls, raw
+ * driver calls); NULL if absent. The handle stays open for the test's
+ * life, so the library is the same instance the backend gets.
+ */
+static void *vt_sym(const char *name)
+{
+	static void *dl;
+
+	if (!dl)
+		dl = dlopen(getenv(V->library_env), RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(dl, "cannot open %s", getenv(V->library_env));
+	return dlsym(dl, name);
+}
+
+static enum gpuar_engine vt_engine(void)
+{
+	const char *e = getenv("GPUAR_TEST_ENGINE");
+
+	if (e && !strcmp(e, "kernel"))
+		return GPUAR_ENGINE_KERNEL;
+	return GPUAR_ENGINE_USER;
+}
+
+static void vt_open_port(struct gpuar_port **port)
+{
+	struct gpuar_port_options o = { .engine = vt_engine(),
+					.flags = GPUAR_PORT_STRICT };
+	struct gpuar_error d;
+
+	ck_assert_msg(gpuar_port_open(port, &o, &d) == 0, "%s", d.message);
+}
+
+static void vt_setup(void)
+{
+	vt_point_at_double(V->double_path);
+	ck_assert_msg(V->open(&vb, 0, &vdiag) == 0, "%s", vdiag.message);
+	vt_open_port(&vport);
+	ck_assert_msg(V->line_alloc(vb, vport, &vline, &vdiag) == 0, "%s",
+		      vdiag.message);
+}
+
+static void vt_teardown(void)
+{
+	if (vline)
+		ck_assert_msg(V->line_free(vline, 5000 * MS, &vdiag) == 0, "%s",
+			      vdiag.message);
+	vline = NULL;
+	gpuar_port_close(vport);
+	vport = NULL;
+	V->close(vb);
+	vb = NULL;
+}
+
+static struct gpuar_plan vt_plan(const char *text)
+{
+	struct gpuar_plan p;
+	struct gpuar_error d;
+
+	ck_assert_msg(gpuar_plan_from_text(text, &p, &d) == 0, "%s", d.message);
+	return p;
+}
+
+#define FLAG_PLAN "flag:park_us=100,backstop_us=1000"
+#define PREDICT_PLAN FLAG_PLAN \
+	"+predict:margin_us=150,min_sleep_us=20,max_sleep_us=50000,window=8"
+
+static struct gpuar_vendor_completion vt_reap_one(void *b)
+{
+	struct gpuar_vendor_completion c;
+	int n = V->reap(b, vport, &c, 1, REAP_TIMEOUT_NS, &vdiag);
+
+	ck_assert_msg(n == 1, "reap: %d %s", n, vdiag.message);
+	return c;
+}
+
+static bool vt_word_reached(const struct gpuar_vendor_line *l, uint32_t slot,
+			    uint64_t target)
+{
+	uint64_t w = __atomic_load_n(&gpuar_vendor_line_words(l)[slot],
+				     __ATOMIC_ACQUIRE);
+
+	return (int64_t)(w - target) >= 0;
+}
+
+static void vt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait (bounded: a hang, not a slow run) until the slot reaches @target. */
+static void vt_wait_reached(const struct gpuar_vendor_line *l, uint32_t slot,
+			    uint64_t target)
+{
+	for (int i = 0; i < 10000 && !vt_word_reached(l, slot, target); i++)
+		vt_sleep_ms(1);
+	ck_assert(vt_word_reached(l, slot, target));
+}
+
+/* ------------------------------------------------------------ cases */
+
+START_TEST(line_page_is_registered_with_a_device_address)
+{
+	uint64_t *words = gpuar_vendor_line_words(vline);
+
+	vt_assert_pages(1);
+	ck_assert_ptr_nonnull(words);
+	ck_assert_uint_eq((uintptr_t)words % (uintptr_t)sysconf(_SC_PAGESIZE), 0);
+	ck_assert_uint_ne(gpuar_vendor_line_device_address(vline), 0);
+	/* the doubles' device addresses differ from the host's, as they may */
+	if (!vt_real_driver)
+		ck_assert_uint_ne(gpuar_vendor_line_device_address(vline),
+				  (uint64_t)(uintptr_t)words);
+	ck_assert_int_eq(V->line_free(vline, 0, &vdiag), 0);
+	vline = NULL;
+	vt_assert_pages(0);
+}
+END_TEST
+
+START_TEST(record_and_await_one_stream)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+	uint64_t target = 0;
+
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	uint64_t submitted;
+
+	V->work(s, 30 * MS);
+	ck_assert_msg(V->await(vline, 0, s, &plan, 7, 0xabc, &target, &vdiag) == 0,
+		      "%s", vdiag.message);
+	submitted = gpuar_now_ns();
+	ck_assert_uint_eq(target, 1);
+	ck_assert(!vt_word_reached(vline, 0, target));	/* behind 30 ms of work */
+	c = vt_reap_one(vb);
+	/* the 1 ms backstop expired while the work ran: the stream was asked,
+	 * said pending, and the wait was re-armed keeping its original start */
+	ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+	ck_assert_uint_ge(st.submitted, 2);
+	ck_assert_uint_le(c.record.start_ns, submitted);
+	ck_assert_uint_eq(c.record.user_data, 0xabc);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert_int_eq(c.vendor_status, 0);
+	ck_assert_uint_eq(c.record.point, 7);
+	ck_assert(c.record.outcome == GPUAR_OUTCOME_EXACT ||
+		  c.record.outcome == GPUAR_OUTCOME_LATE);
+	ck_assert(vt_word_reached(vline, 0, target));
+	ck_assert_uint_eq(gpuar_vendor_line_sequence(vline, 0), 1);
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(eight_streams_on_one_line)
+{
+	void *s[GPUAR_LINE_SLOTS];
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	bool seen[GPUAR_LINE_SLOTS] = { false };
+	uint32_t pos[GPUAR_LINE_SLOTS];
+
+	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++)
+		s[i] = V->stream_new(0);
+	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++) {
+		/* slot 0 has the longest work (45 ms), slot 7 the shortest */
+		V->work(s[i], (uint64_t)(45 - 5 * i) * MS);
+		ck_assert_msg(V->await(vline, i, s[i], &plan, 1, 100 + i, NULL,
+				       &vdiag) == 0, "%s", vdiag.message);
+	}
+	for (uint32_t n = 0; n < GPUAR_LINE_SLOTS; n++) {
+		struct gpuar_vendor_completion c = vt_reap_one(vb);
+		uint32_t i = (uint32_t)(c.record.user_data - 100);
+
+		ck_assert_uint_lt(i, GPUAR_LINE_SLOTS);
+		ck_assert(!seen[i]);
+		seen[i] = true;
+		pos[i] = n;
+		ck_assert_int_eq(c.record.status, 0);
+		ck_assert(vt_word_reached(vline, i, 1));
+	}
+	/* 35 ms apart: the shortest work is reaped before the longest */
+	ck_assert_uint_lt(pos[GPUAR_LINE_SLOTS - 1], pos[0]);
+	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++)
+		V->stream_free(s[i]);
+}
+END_TEST
+
+START_TEST(many_lines_on_one_stream)
+{
+	enum { LINES = 24 };
+	struct gpuar_vendor_line *l[LINES];
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan("poll");
+	uint64_t got = 0;
+
+	for (int i = 0; i < LINES; i++) {
+		ck_assert_msg(V->line_alloc(vb, vport, &l[i], &vdiag) == 0, "%s",
+			      vdiag.message);
+		V->work(s, 1 * MS);
+		ck_assert_msg(V->await(l[i], 3, s, &plan, 2, (uint64_t)i, NULL,
+				       &vdiag) == 0, "%s", vdiag.message);
+	}
+	vt_assert_pages(LINES + 1);
+	for (int n = 0; n < LINES; n++) {
+		struct gpuar_vendor_completion c = vt_reap_one(vb);
+
+		ck_assert_int_eq(c.record.status, 0);
+		ck_assert_uint_lt(c.record.user_data, LINES);
+		got |= 1ull << c.record.user_data;
+	}
+	ck_assert_uint_eq(got, (1ull << LINES) - 1);
+	for (int i = 0; i < LINES; i++) {
+		ck_assert(vt_word_reached(l[i], 3, 1));
+		ck_assert_int_eq(V->line_free(l[i], 1000 * MS, &vdiag), 0);
+	}
+	vt_assert_pages(1);
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(sequence_numbers_wrap_around)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	const uint64_t expect[] = { UINT64_MAX - 1, UINT64_MAX, 0, 1, 2 };
+
+	ck_assert_int_eq(gpuar_vendor_line_set_sequence(vline, 5, UINT64_MAX - 2), 0);
+	for (int i = 0; i < 5; i++) {
+		struct gpuar_vendor_completion c;
+		uint64_t target;
+
+		V->work(s, 10 * MS);
+		ck_assert_msg(V->await(vline, 5, s, &plan, 3, (uint64_t)i, &target,
+				       &vdiag) == 0, "%s", vdiag.message);
+		ck_assert_uint_eq(target, expect[i]);
+		c = vt_reap_one(vb);
+		ck_assert_int_eq(c.record.status, 0);
+		ck_assert_uint_eq(c.record.user_data, (uint64_t)i);
+		ck_assert_uint_eq(gpuar_vendor_line_words(vline)[5], expect[i]);
+	}
+	V->stream_free(s);
+}
+END_TEST
+
+static void vt_await_plan(const char *text, bool block)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan(text);
+	struct gpuar_vendor_completion c;
+	uint64_t target;
+
+	for (int i = 0; i < 3; i++) {	/* predict needs samples to sleep */
+		V->work(s, 40 * MS);
+		ck_assert_msg(V->await(vline, 1, s, &plan, 9, 50 + (uint64_t)i,
+				       &target, &vdiag) == 0, "%s", vdiag.message);
+		/* block synchronized inside await: the work is already done */
+		if (block)
+			ck_assert(vt_word_reached(vline, 1, target));
+		c = vt_reap_one(vb);
+		ck_assert_uint_eq(c.record.user_data, 50 + (uint64_t)i);
+		ck_assert_int_eq(c.record.status, 0);
+		ck_assert(vt_word_reached(vline, 1, target));
+		if (block)
+			ck_assert_int_eq(c.record.outcome, GPUAR_OUTCOME_IMMEDIATE);
+		else
+			ck_assert(c.record.outcome == GPUAR_OUTCOME_EXACT ||
+				  c.record.outcome == GPUAR_OUTCOME_LATE);
+	}
+	V->stream_free(s);
+}
+
+START_TEST(await_block_plan)
+{
+	vt_await_plan("block", true);
+}
+END_TEST
+
+START_TEST(await_poll_plan)
+{
+	vt_await_plan("poll", false);
+}
+END_TEST
+
+START_TEST(await_flag_plan)
+{
+	vt_await_plan(FLAG_PLAN, false);
+}
+END_TEST
+
+START_TEST(await_flag_predict_plan)
+{
+	vt_await_plan(PREDICT_PLAN, false);
+}
+END_TEST
+
+START_TEST(fault_becomes_error_record_with_vendor_code)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
+	struct gpuar_vendor_completion c;
+
+	V->work(s, 10 * MS);
+	V->fault(s);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 77, NULL, &vdiag), 0);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 77);
+	ck_assert_int_eq(c.record.status, -EIO);
+	ck_assert_int_eq(c.vendor_status, (int32_t)V->fault_code);
+	ck_assert_str_eq(c.vendor_name, V->fault_name);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(vdiag.message, V->fault_name), "%s", vdiag.message);
+	ck_assert_msg(strstr(vdiag.message, "poisoned"), "%s", vdiag.message);
+	/* its store never landed and never will: freeing must leak the line */
+	ck_assert_int_eq(V->line_free(vline, 50 * MS, &vdiag), -EIO);
+	ck_assert_msg(strstr(vdiag.message, "leaked"), "%s", vdiag.message);
+	vline = NULL;
+	vt_assert_pages(1);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+}
+END_TEST
+
+START_TEST(fault_under_poll_plan_becomes_error_record)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan("poll");	/* no backstop of its own */
+	struct gpuar_vendor_completion c;
+
+	V->work(s, 10 * MS);
+	V->fault(s);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 78, NULL, &vdiag), 0);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 78);
+	ck_assert_int_eq(c.record.status, -EIO);
+	ck_assert_int_eq(c.vendor_status, (int32_t)V->fault_code);
+	ck_assert_str_eq(c.vendor_name, V->fault_name);
+	ck_assert_int_eq(V->line_free(vline, 10 * MS, &vdiag), -EIO);
+	vline = NULL;
+}
+END_TEST
+
+START_TEST(bare_stream_zero_refused)
+{
+	uint64_t target = 0;
+
+	ck_assert_int_eq(V->record(vline, 0, NULL, &target, &vdiag), -EINVAL);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(vdiag.message, "bare stream 0"), "%s", vdiag.message);
+	ck_assert_uint_eq(gpuar_vendor_line_sequence(vline, 0), 0);
+}
+END_TEST
+
+START_TEST(explicit_default_stream_handle_accepted)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+
+	V->work(V->default_stream, 10 * MS);
+	ck_assert_msg(V->await(vline, 2, V->default_stream, &plan, 1, 5, NULL,
+			       &vdiag) == 0, "%s", vdiag.message);
+	c = vt_reap_one(vb);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(vt_word_reached(vline, 2, 1));
+}
+END_TEST
+
+START_TEST(foreign_stream_refused)
+{
+	void *s = V->stream_new(1);	/* device 1; the backend has device 0 */
+
+	if (!s) {
+		printf("foreign_stream_refused: one device only, not checked\n");
+		return;
+	}
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), -EXDEV);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	ck_assert_uint_eq(gpuar_vendor_line_sequence(vline, 0), 0);
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(capturing_stream_refused)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan("poll");
+
+	V->capture(s, 1);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 1, 1, NULL, &vdiag), -EBUSY);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(vdiag.message, "captured"), "%s", vdiag.message);
+	V->capture(s, 0);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(second_stream_cannot_take_a_busy_slot)
+{
+	void *a = V->stream_new(0), *b = V->stream_new(0);
+
+	V->work(a, 30 * MS);
+	ck_assert_int_eq(V->record(vline, 0, a, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->record(vline, 0, b, NULL, &vdiag), -EBUSY);
+	ck_assert_int_eq(V->record(vline, 1, b, NULL, &vdiag), 0);
+	vt_wait_reached(vline, 0, 1);	/* a's store landed: the slot is free */
+	ck_assert_int_eq(V->record(vline, 0, b, NULL, &vdiag), 0);
+	V->stream_free(a);
+	V->stream_free(b);
+}
+END_TEST
+
+START_TEST(free_line_waits_for_pending_work)
+{
+	void *s = V->stream_new(0);
+	uint64_t target;
+
+	V->work(s, 30 * MS);
+	ck_assert_int_eq(V->record(vline, 4, s, &target, &vdiag), 0);
+	ck_assert(!vt_word_reached(vline, 4, target));
+	ck_assert_msg(V->line_free(vline, 5000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	vt_assert_pages(0);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(free_line_refused_while_awaits_unreaped)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+
+	V->work(s, 10 * MS);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 1, 9, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->line_free(vline, 0, &vdiag), -EBUSY);
+	vt_assert_pages(1);
+	vt_reap_one(vb);
+	V->stream_free(s);
+	/* teardown frees it now */
+}
+END_TEST
+
+START_TEST(free_line_times_out_and_leaks)
+{
+	void *s = V->stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	/* the stream waits on slot 6, which nobody stores in time */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->line_free(vline, 20 * MS, &vdiag), -ETIMEDOUT);
+	ck_assert_msg(strstr(vdiag.message, "leaked"), "%s", vdiag.message);
+	vt_assert_pages(1);
+	__atomic_store_n(&w[6], 1, __ATOMIC_RELEASE);	/* the page is still there */
+	vt_wait_reached(vline, 0, 1);
+	V->stream_free(s);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+	vline = NULL;
+}
+END_TEST
+
+START_TEST(reverse_direction_cpu_store_releases_stream)
+{
+	void *s = V->stream_new(0);
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	ck_assert_int_eq(V->wait_word(vline, 7, s, 2, &vdiag), 0);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 1, 11, NULL, &vdiag), 0);
+	vt_sleep_ms(20);
+	ck_assert_int_eq(V->reap(vb, vport, &c, 1, 0, &vdiag), -EAGAIN);
+	__atomic_store_n(&w[7], 1, __ATOMIC_RELEASE);	/* not yet: 1 < 2 */
+	vt_sleep_ms(20);
+	ck_assert(!vt_word_reached(vline, 0, 1));
+	__atomic_store_n(&w[7], 2, __ATOMIC_RELEASE);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 11);
+	ck_assert_int_eq(c.record.status, 0);
+	/* a stream with a reverse wait outlives the line */
+	ck_assert_int_eq(V->line_free(vline, 1000 * MS, &vdiag), 0);
+	vline = NULL;
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(wait_driver_source_each_plan)
+{
+	const char *plans[] = { "block", "poll", FLAG_PLAN, PREDICT_PLAN };
+	struct gpuar_waiter *w;
+	void *s = V->stream_new(0);
+
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_source src;
+		struct gpuar_record rec;
+
+		ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
+		V->work(s, 15 * MS);
+		ck_assert_msg(V->wait(w, &src, &plan, 5, i, &rec, &vdiag) == 0,
+			      "%s: %s", plans[i], vdiag.message);
+		ck_assert_int_eq(rec.status, 0);
+		ck_assert(rec.outcome == GPUAR_OUTCOME_EXACT ||
+			  rec.outcome == GPUAR_OUTCOME_LATE);
+		/* a flag wait armed the store; it is there and reached */
+		if (src.armed)
+			ck_assert(vt_word_reached(vline, 2, src.target));
+	}
+	gpuar_waiter_free(w);
+	V->stream_free(s);
+}
+END_TEST
+
+START_TEST(wait_driver_source_reports_vendor_error)
+{
+	struct gpuar_waiter *w;
+	struct gpuar_vendor_source src;
+	struct gpuar_record rec;
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	void *s = V->stream_new(0);
+
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
+	V->work(s, 10 * MS);
+	V->fault(s);
+	ck_assert_int_lt(V->wait(w, &src, &plan, 5, 1, &rec, &vdiag), 0);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(vdiag.message, V->fault_name), "%s", vdiag.message);
+	gpuar_waiter_free(w);
+	if (src.armed) {	/* its store never lands: the line must leak */
+		ck_assert_int_eq(V->line_free(vline, 10 * MS, &vdiag), -EIO);
+		vline = NULL;
+	}
+}
+END_TEST
+
+START_TEST(missing_library_is_a_coded_error)
+{
+	void *b = NULL;
+	struct gpuar_error d;
+
+	setenv(V->library_env, "/nonexistent/gpuar-no-such-driver.so", 1);
+	ck_assert_int_eq(V->open(&b, 0, &d), -ENOENT);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(d.message, "gpuar-no-such-driver"), "%s", d.message);
+	ck_assert_ptr_null(b);
+}
+END_TEST
+
+START_TEST(missing_device_is_a_coded_error)
+{
+	void *b = NULL;
+	struct gpuar_error d;
+
+	vt_point_at_double(V->double_path);
+	ck_assert_int_eq(V->open(&b, 3, &d), -ENODEV);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+}
+END_TEST
+
+/* Cases that need nothing but the double's open path. */
+static void vt_add_open_cases(Suite *suite)
+{
+	TCase *tc = tcase_create("open");
+
+	tcase_add_checked_fixture(tc, NULL, NULL);
+	tcase_add_test(tc, missing_library_is_a_coded_error);
+	tcase_add_test(tc, missing_device_is_a_coded_error);
+	suite_add_tcase(suite, tc);
+}
+
+static void vt_add_cases(Suite *suite)
+{
+	TCase *tc = tcase_create("streams");
+
+	tcase_add_checked_fixture(tc, vt_setup, vt_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, line_page_is_registered_with_a_device_address);
+	tcase_add_test(tc, record_and_await_one_stream);
+	tcase_add_test(tc, eight_streams_on_one_line);
+	tcase_add_test(tc, many_lines_on_one_stream);
+	tcase_add_test(tc, sequence_numbers_wrap_around);
+	tcase_add_test(tc, await_block_plan);
+	tcase_add_test(tc, await_poll_plan);
+	tcase_add_test(tc, await_flag_plan);
+	tcase_add_test(tc, await_flag_predict_plan);
+	tcase_add_test(tc, fault_becomes_error_record_with_vendor_code);
+	tcase_add_test(tc, fault_under_poll_plan_becomes_error_record);
+	tcase_add_test(tc, bare_stream_zero_refused);
+	tcase_add_test(tc, explicit_default_stream_handle_accepted);
+	tcase_add_test(tc, foreign_stream_refused);
+	tcase_add_test(tc, capturing_stream_refused);
+	tcase_add_test(tc, second_stream_cannot_take_a_busy_slot);
+	tcase_add_test(tc, free_line_waits_for_pending_work);
+	tcase_add_test(tc, free_line_refused_while_awaits_unreaped);
+	tcase_add_test(tc, free_line_times_out_and_leaks);
+	tcase_add_test(tc, reverse_direction_cpu_store_releases_stream);
+	tcase_add_test(tc, wait_driver_source_each_plan);
+	tcase_add_test(tc, wait_driver_source_reports_vendor_error);
+	suite_add_tcase(suite, tc);
+}
+
+#endif /* GPUAR_VENDOR_CASES_H */

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The HIP backend against the test double of the HIP runtime
+ * ($(BUILD)/doubles/hip/libamdhip64.so.6): the shared cases of
+ * selftests/doubles/vendor_cases.h, plus what differs from CUDA: the
+ * soname order, a runtime lacking an entry point, devices instead of
+ * contexts, and hipStreamWaitValue64's plain (non-wrapping) comparison.
+ */
+#include <gpuar/hip.h>
+
+#include "vendor_cases.h"
+
+typedef unsigned int (*fn_u_p_u64)(void *, uint64_t);
+typedef unsigned int (*fn_u_p_u)(void *, unsigned int);
+typedef unsigned int (*fn_u_p_i)(void *, int);
+typedef unsigned int (*fn_u_i)(int);
+typedef unsigned int (*fn_u_pi)(int *);
+typedef int (*fn_i_v)(void);
+typedef uint64_t (*fn_u64_v)(void);
+typedef unsigned int (*fn_create)(void **, unsigned int);
+typedef unsigned int (*fn_destroy)(void *);
+
+#define HIP_STREAM_PER_THREAD_HANDLE ((void *)0x2)
+#define HIP_LAUNCH_FAILURE 719u
+
+#define SYM(type, name) ((type)vt_sym(name))
+
+static int hip_open(void **b, int ordinal, struct gpuar_error *d)
+{
+	return gpuar_hip_open((struct gpuar_hip **)b, ordinal, d);
+}
+
+static void hip_close(void *b)
+{
+	gpuar_hip_close(b);
+}
+
+static int hip_line_alloc(void *b, struct gpuar_port *p,
+			  struct gpuar_vendor_line **l, struct gpuar_error *d)
+{
+	return gpuar_hip_line_alloc(b, p, l, d);
+}
+
+static int hip_record(struct gpuar_vendor_line *l, uint32_t slot, void *s,
+		      uint64_t *t, struct gpuar_error *d)
+{
+	return gpuar_hip_record(l, slot, s, t, d);
+}
+
+static int hip_await(struct gpuar_vendor_line *l, uint32_t slot, void *s,
+		     const struct gpuar_plan *p, uint64_t point, uint64_t ud,
+		     uint64_t *t, struct gpuar_error *d)
+{
+	return gpuar_hip_await(l, slot, s, p, point, ud, t, d);
+}
+
+static int hip_reap(void *b, struct gpuar_port *p,
+		    struct gpuar_vendor_completion *out, uint32_t max,
+		    int64_t timeout, struct gpuar_error *d)
+{
+	return gpuar_hip_reap(b, p, out, max, timeout, d);
+}
+
+static int hip_wait_word(struct gpuar_vendor_line *l, uint32_t slot, void *s,
+			 uint64_t target, struct gpuar_error *d)
+{
+	return gpuar_hip_stream_wait_word(l, slot, s, target, d);
+}
+
+static int hip_source_init(struct gpuar_vendor_source *src,
+			   struct gpuar_vendor_line *l, uint32_t slot, void *s,
+			   struct gpuar_error *d)
+{
+	return gpuar_hip_source_init(src, l, slot, s, d);
+}
+
+/* A stream of @device, made through the runtime; device 0 current after. */
+static void *hip_stream_new(int device)
+{
+	void *s = NULL;
+
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(device), 0);
+	ck_assert_uint_eq(SYM(fn_create, "hipStreamCreateWithFlags")(&s, 1), 0);
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(0), 0);
+	return s;
+}
+
+static void hip_stream_free(void *s)
+{
+	ck_assert_uint_eq(SYM(fn_destroy, "hipStreamDestroy")(s), 0);
+}
+
+static void hip_work(void *s, uint64_t ns)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u64, "gpuar_fake_hip_work")(s, ns), 0);
+}
+
+static void hip_fault(void *s)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_fault")(s, HIP_LAUNCH_FAILURE), 0);
+}
+
+static void hip_capture(void *s, int on)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_i, "gpuar_fake_hip_capture")(s, on), 0);
+}
+
+static int hip_registered_pages(void)
+{
+	return SYM(fn_i_v, "gpuar_fake_hip_registered_pages")();
+}
+
+static uint64_t hip_unsafe_unregisters(void)
+{
+	return SYM(fn_u64_v, "gpuar_fake_hip_unsafe_unregisters")();
+}
+
+static const struct vt hip_vt = {
+	.name = "hip",
+	.library_env = "GPUAR_HIP_LIBRARY",
+	.double_path = "hip/libamdhip64.so.6",
+	.fault_code = HIP_LAUNCH_FAILURE,
+	.fault_name = "hipErrorLaunchFailure",
+	.open = hip_open,
+	.close = hip_close,
+	.line_alloc = hip_line_alloc,
+	.line_free = gpuar_hip_line_free,
+	.record = hip_record,
+	.await = hip_await,
+	.reap = hip_reap,
+	.wait_word = hip_wait_word,
+	.source_init = hip_source_init,
+	.wait = gpuar_hip_wait,
+	.stream_new = hip_stream_new,
+	.stream_free = hip_stream_free,
+	.work = hip_work,
+	.fault = hip_fault,
+	.capture = hip_capture,
+	.registered_pages = hip_registered_pages,
+	.unsafe_unregisters = hip_unsafe_unregisters,
+	.default_stream = HIP_STREAM_PER_THREAD_HANDLE,
+};
+
+/* -------------------------------------------------- HIP-only cases */
+
+START_TEST(runtime_lacking_an_entry_point_is_named)
+{
+	struct gpuar_hip *h = NULL;
+	struct gpuar_error d;
+
+	vt_point_at_double("hip/libamdhip64-nowrite.so");
+	ck_assert_int_eq(gpuar_hip_open(&h, 0, &d), -ENOSYS);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(d.message, "hipStreamWriteValue64"), "%s", d.message);
+	ck_assert_ptr_null(h);
+}
+END_TEST
+
+START_TEST(reports_the_library_it_loaded)
+{
+	struct gpuar_hip *h;
+	struct gpuar_error d;
+
+	vt_point_at_double(hip_vt.double_path);
+	ck_assert_msg(gpuar_hip_open(&h, 0, &d) == 0, "%s", d.message);
+	ck_assert_ptr_nonnull(strstr(gpuar_hip_library(h), "libamdhip64.so.6"));
+	ck_assert_int_gt(gpuar_hip_driver_version(h), 0);
+	gpuar_hip_close(h);
+}
+END_TEST
+
+START_TEST(calls_restore_the_callers_current_device)
+{
+	int dev = -1;
+	void *s = hip_stream_new(1);	/* a device-1 stream, device 0 current */
+
+	hip_stream_free(s);
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(1), 0);
+	/* the backend works on device 0 and puts device 1 back */
+	s = hip_stream_new(0);
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(1), 0);
+	ck_assert_int_eq(gpuar_hip_record(vline, 0, s, NULL, &vdiag), 0);
+	ck_assert_uint_eq(SYM(fn_u_pi, "hipGetDevice")(&dev), 0);
+	ck_assert_int_eq(dev, 1);
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(0), 0);
+	hip_stream_free(s);
+}
+END_TEST
+
+START_TEST(reverse_wait_across_2_64_refused)
+{
+	void *s = hip_stream_new(0);
+
+	/* plain >= would release at once (MAX-1 >= 1): refuse instead */
+	ck_assert_int_eq(gpuar_vendor_line_set_sequence(vline, 7, UINT64_MAX - 1), 0);
+	ck_assert_int_eq(gpuar_hip_stream_wait_word(vline, 7, s, 1, &vdiag), -ERANGE);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(vdiag.message, "2^64"), "%s", vdiag.message);
+	/* plain >= would never release (1 >= MAX is false): refuse too */
+	ck_assert_int_eq(gpuar_vendor_line_set_sequence(vline, 6, 1), 0);
+	ck_assert_int_eq(gpuar_hip_stream_wait_word(vline, 6, s, UINT64_MAX, &vdiag),
+			 -ERANGE);
+	ck_assert_uint_eq(gpuar_vendor_line_words(vline)[6], 1);
+	hip_stream_free(s);
+}
+END_TEST
+
+START_TEST(reverse_wait_up_to_2_64_works)
+{
+	void *s = hip_stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+	uint64_t target;
+
+	/* the numbers agree in both orders right up to UINT64_MAX */
+	ck_assert_int_eq(gpuar_vendor_line_set_sequence(vline, 7, UINT64_MAX - 3), 0);
+	ck_assert_int_eq(gpuar_hip_stream_wait_word(vline, 7, s, UINT64_MAX, &vdiag), 0);
+	ck_assert_int_eq(gpuar_hip_record(vline, 0, s, &target, &vdiag), 0);
+	__atomic_store_n(&w[7], UINT64_MAX - 1, __ATOMIC_RELEASE);
+	vt_sleep_ms(20);
+	ck_assert(!vt_word_reached(vline, 0, target));
+	__atomic_store_n(&w[7], UINT64_MAX, __ATOMIC_RELEASE);
+	ck_assert_int_eq(gpuar_hip_line_free(vline, 1000 * MS, &vdiag), 0);
+	vline = NULL;
+	hip_stream_free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("hip_backend");
+	TCase *tc = tcase_create("loader");
+	TCase *own = tcase_create("hip");
+
+	V = &hip_vt;
+	tcase_add_test(tc, runtime_lacking_an_entry_point_is_named);
+	tcase_add_test(tc, reports_the_library_it_loaded);
+	suite_add_tcase(suite, tc);
+	tcase_add_checked_fixture(own, vt_setup, vt_teardown);
+	tcase_set_timeout(own, 30);
+	tcase_add_test(own, calls_restore_the_callers_current_device);
+	tcase_add_test(own, reverse_wait_across_2_64_refused);
+	tcase_add_test(own, reverse_wait_up_to_2_64_works);
+	suite_add_tcase(suite, own);
+	vt_add_open_cases(suite);
+	vt_add_cases(suite);
+	return unit_run(suite);
+}
