@@ -1,1 +1,82 @@
 # SPDX-License-Identifier: MIT
+# Command-line tools: gpuar-bench (every wait strategy measured side by
+# side), gpuar-stat (the module's ports and points), and `make demo`.
+
+BENCH_DIR := tools/bench
+# Pure statistics and accounting: also linked into the unit tests.
+BENCH_STATS_SRCS := $(BENCH_DIR)/bench_stats.c $(BENCH_DIR)/bench_procstat.c \
+	$(BENCH_DIR)/bench_cpu.c $(BENCH_DIR)/bench_rng.c \
+	$(BENCH_DIR)/bench_workload.c $(BENCH_DIR)/bench_result.c \
+	$(BENCH_DIR)/bench_targets.c $(BENCH_DIR)/bench_env.c
+BENCH_SRCS := $(BENCH_STATS_SRCS) \
+	$(BENCH_DIR)/bench_device.c $(BENCH_DIR)/bench_futex.c \
+	$(BENCH_DIR)/bench_vgem.c $(BENCH_DIR)/bench_kport.c \
+	$(BENCH_DIR)/bench_strategies.c $(BENCH_DIR)/strat_spin.c \
+	$(BENCH_DIR)/strat_sleep_poll.c $(BENCH_DIR)/strat_futex_wake.c \
+	$(BENCH_DIR)/strat_oracle.c $(BENCH_DIR)/strat_user_predict.c \
+	$(BENCH_DIR)/strat_kport_read.c $(BENCH_DIR)/strat_kport_epoll.c \
+	$(BENCH_DIR)/strat_kport_uring.c $(BENCH_DIR)/strat_fence_vgem.c \
+	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
+	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
+	$(BENCH_DIR)/bench_options.c $(BENCH_DIR)/bench_main.c
+BENCH_STATS_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_STATS_SRCS))
+BENCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_SRCS))
+BENCH_LDLIBS := -luring -lm
+BENCH := $(BUILD)/tools/gpuar-bench
+
+$(BENCH): $(BENCH_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(BENCH_OBJS) $(LIB_A) $(LIB_LDLIBS) $(BENCH_LDLIBS)
+
+# A static gpuar-bench for the test VM's busybox initramfs (make demo).
+BENCH_STATIC := $(BUILD)/tools/gpuar-bench-static
+$(BENCH_STATIC): $(BENCH_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) -static $(LDFLAGS_ALL) -o $@ $(BENCH_OBJS) $(LIB_A) $(LIB_LDLIBS) $(BENCH_LDLIBS)
+
+STAT_DIR := tools/stat
+# The parsers of the module's text statistics: also linked into the tests.
+STAT_PARSE_SRCS := $(STAT_DIR)/stat_model.c $(STAT_DIR)/stat_parse.c
+STAT_SRCS := $(STAT_PARSE_SRCS) $(STAT_DIR)/stat_collect.c \
+	$(STAT_DIR)/stat_exercise.c $(STAT_DIR)/stat_output.c $(STAT_DIR)/stat_main.c
+STAT_PARSE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(STAT_PARSE_SRCS))
+STAT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(STAT_SRCS))
+STAT := $(BUILD)/tools/gpuar-stat
+
+$(STAT): $(STAT_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(STAT_OBJS) $(LIB_A) $(LIB_LDLIBS)
+
+STAT_STATIC := $(BUILD)/tools/gpuar-stat-static
+$(STAT_STATIC): $(STAT_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) -static $(LDFLAGS_ALL) -o $@ $(STAT_OBJS) $(LIB_A) $(LIB_LDLIBS)
+
+.PHONY: tools-bench tools-stat tools-static install-tools
+# What make demo puts into the VM.
+tools-static: $(BENCH_STATIC) $(STAT_STATIC)
+tools-bench: $(BENCH)
+tools-stat: $(STAT)
+tools: tools-bench tools-stat
+ALL_TARGETS += tools-bench tools-stat
+
+install-tools: $(BENCH) $(STAT)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BENCH) $(STAT) $(DESTDIR)$(BINDIR)/
+INSTALL_TARGETS += install-tools
+
+# The unit tests of the tools (selftests/unit/test_bench_*.c) link the
+# benchmark's objects (all but main) and the stat parsers; unit.mk's link
+# line carries LIB_LDLIBS, so they ride on it for exactly these targets
+# (before the library again: the strategies call into it).
+BENCH_UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(wildcard selftests/unit/test_bench_*.c))
+BENCH_UNIT_OBJS := $(filter-out %/bench_main.o,$(BENCH_OBJS)) $(STAT_PARSE_OBJS)
+$(BENCH_UNIT_TESTS): $(BENCH_UNIT_OBJS)
+$(BENCH_UNIT_TESTS): LIB_LDLIBS := $(BENCH_UNIT_OBJS) $(LIB_A) $(LIB_LDLIBS) $(BENCH_LDLIBS)
+$(patsubst %,%.o,$(BENCH_UNIT_TESTS)): CPPFLAGS_ALL += -I$(BENCH_DIR) -I$(STAT_DIR)
+
+# make demo: deps, build, the benchmark on the default workload (on the
+# host when /dev/gpuar is there, else inside the 6.1 VM); table last,
+# build/demo/bench.json and build/demo/bench.png.
+demo:
+	@BUILD=$(BUILD) MAKE="$(MAKE)" tools/demo.sh

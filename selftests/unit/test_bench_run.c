@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpuar-bench's measurement loop end to end on a tiny workload (a few
+ * 10 ms jobs): every bench-side strategy completes every wait without
+ * errors, the figures are consistent with each other, and strategies
+ * whose requirement is missing are skipped with a reason. Outcomes only:
+ * no figure is compared with a duration.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_options.h"
+#include "bench_report.h"
+#include "bench_run.h"
+#include "unit.h"
+
+static struct bench_run run;
+
+static void configure(const char *strategies, unsigned int streams)
+{
+	char waits[16], nstreams[8];
+	char *argv[] = {
+		"gpuar-bench", "--work-us", "10000", "--waits", waits, "--reps", "2",
+		"--streams", nstreams, "--background-ms", "0", "--strategies",
+		(char *)strategies, "--oracle-margins", "2000",
+		"--device-path", "/nonexistent/gpuar", NULL,
+	};
+	struct bench_options o;
+	struct bench_strategy all[BENCH_STRATEGIES_MAX];
+	size_t n;
+
+	snprintf(waits, sizeof(waits), "%u", 4 * streams);
+	snprintf(nstreams, sizeof(nstreams), "%u", streams);
+	optind = 0;	/* glibc: re-initialise getopt for a new argv */
+	ck_assert_int_eq(bench_options_parse(sizeof(argv) / sizeof(argv[0]) - 1, argv, &o), 0);
+	memset(&run, 0, sizeof(run));
+	run.cfg = o.cfg;
+	n = bench_strategies(&run.cfg, all, BENCH_STRATEGIES_MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct bench_result *r = &run.result[run.results];
+
+		if (!bench_selected(o.strategies, &all[i]))
+			continue;
+		r->st = all[i];
+		r->st.plan(&r->st, &run.cfg, r->plan, sizeof(r->plan));
+		if (r->st.probe && r->st.probe(&run.cfg, r->reason, sizeof(r->reason)))
+			r->skipped = true;
+		run.results++;
+	}
+}
+
+static void assert_measured(const struct bench_result *r, unsigned int waits)
+{
+	ck_assert_msg(!r->skipped, "%s skipped: %s", r->st.name, r->reason);
+	ck_assert_uint_eq(r->reps, 2);
+	ck_assert_uint_eq(r->sum.errors, 0);
+	for (unsigned int i = 0; i < r->reps; i++) {
+		const struct bench_rep *p = &r->rep[i];
+
+		ck_assert_uint_eq(p->waits, waits);
+		ck_assert(p->p50 >= 0 && p->p50 <= p->p90);
+		ck_assert(p->p90 <= p->p99 && p->p99 <= p->max);
+		ck_assert(p->waiter_cpu_us > 0);
+		ck_assert(p->waits_per_s > 0);
+	}
+}
+
+START_TEST(bench_strategies_complete_every_wait)
+{
+	configure("spin,sleep-poll,futex-wake,oracle,user-predict", 1);
+	ck_assert_uint_eq(run.results, 5);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++)
+		assert_measured(&run.result[i], 4);
+}
+END_TEST
+
+START_TEST(streams_complete_every_wait)
+{
+	configure("spin,futex-wake,oracle,user-predict", 3);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++)
+		assert_measured(&run.result[i], 12);
+}
+END_TEST
+
+START_TEST(missing_module_skips_with_reason)
+{
+	configure("kport-read,kport-epoll,kport-uring,fence-vgem", 1);
+	ck_assert_uint_eq(run.results, 4);
+	for (unsigned int i = 0; i < run.results; i++) {
+		ck_assert(run.result[i].skipped);
+		ck_assert_ptr_nonnull(strstr(run.result[i].reason, "/nonexistent/gpuar"));
+	}
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++) {
+		ck_assert_uint_eq(run.result[i].reps, 0);
+		ck_assert_str_eq(bench_result_status(&run, &run.result[i]), "skipped");
+	}
+}
+END_TEST
+
+START_TEST(plans_are_reported_per_strategy)
+{
+	configure("spin,sleep-poll,oracle,user-predict", 1);
+	ck_assert_str_eq(run.result[0].plan, "spin");
+	ck_assert_str_eq(run.result[1].plan, "sleep-poll:interval_us=50");
+	ck_assert_str_eq(run.result[2].plan, "oracle:margin_us=2000");
+	ck_assert_str_eq(run.result[3].plan, BENCH_DEFAULT_PLAN);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("bench_run");
+	TCase *tc = tcase_create("run");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, bench_strategies_complete_every_wait);
+	tcase_add_test(tc, streams_complete_every_wait);
+	tcase_add_test(tc, missing_module_skips_with_reason);
+	tcase_add_test(tc, plans_are_reported_per_strategy);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(suite());
+}

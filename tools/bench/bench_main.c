@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* gpuar-bench: every wait strategy side by side against a simulated device. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "bench_env.h"
+#include "bench_options.h"
+#include "bench_report.h"
+#include "bench_run.h"
+
+static void select_strategies(struct bench_run *run, const struct bench_options *o)
+{
+	struct bench_strategy all[BENCH_STRATEGIES_MAX];
+	size_t n = bench_strategies(&run->cfg, all, BENCH_STRATEGIES_MAX);
+
+	run->results = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct bench_result *r = &run->result[run->results];
+
+		if (!bench_selected(o->strategies, &all[i]))
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->st = all[i];
+		r->st.plan(&r->st, &run->cfg, r->plan, sizeof(r->plan));
+		if (r->st.probe && r->st.probe(&run->cfg, r->reason, sizeof(r->reason)))
+			r->skipped = true;
+		run->results++;
+	}
+}
+
+static int pin_waiter(struct bench_run *run)
+{
+	struct bench_config *cfg = &run->cfg;
+
+	/* The waiter's sleeps must not be stretched by the default 50 µs slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (cfg->waiter_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cfg->waiter_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "gpuar-bench: cannot pin the waiter to CPU %d: %s\n",
+				cfg->waiter_cpu, strerror(errno));
+			return -1;
+		}
+	}
+	if (cfg->device_cpu < 0)
+		fprintf(stderr, "gpuar-bench: warning: one CPU only; the device is not "
+			"pinned apart and every figure is distorted\n");
+	snprintf(run->env.wait_cpus, sizeof(run->env.wait_cpus), "waiter CPU %d, device CPU %d",
+		 cfg->waiter_cpu, cfg->device_cpu);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench_run run;
+	struct bench_options o;
+	int r = bench_options_parse(argc, argv, &o), status = 0;
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	run.cfg = o.cfg;
+	bench_env_read(&run.env, &run.cfg);
+	select_strategies(&run, &o);
+	if (o.list) {
+		for (unsigned int i = 0; i < run.results; i++)
+			printf("%-13s %-7s %s%s\n", run.result[i].st.name,
+			       run.result[i].skipped ? "skipped" : "ready",
+			       run.result[i].skipped ? run.result[i].reason : run.result[i].plan,
+			       "");
+		return 0;
+	}
+	if (run.cfg.reps < 5)
+		fprintf(stderr, "gpuar-bench: note: %u repetitions; the issue's figures "
+			"need at least 5\n", run.cfg.reps);
+	if (pin_waiter(&run))
+		return 1;
+	r = bench_run_all(&run, isatty(STDERR_FILENO));
+	if (r) {
+		fprintf(stderr, "gpuar-bench: the simulated device did not start: %s\n",
+			strerror(-r));
+		return 1;
+	}
+	for (unsigned int i = 0; i < run.results; i++) {
+		const struct bench_result *res = &run.result[i];
+
+		if (!res->skipped && (res->sum.errors || res->reps != run.cfg.reps))
+			status = 1;
+	}
+	if (o.json && bench_write_json(o.json, &run)) {
+		fprintf(stderr, "gpuar-bench: --json %s: %s\n", o.json, strerror(errno));
+		status = 1;
+	}
+	if (o.plot_script) {
+		if (bench_write_plot_script(o.plot_script, o.plot ? o.plot : "bench.png",
+					    &run))
+			status = 1;
+	} else if (o.plot && bench_write_plot(o.plot, &run)) {
+		status = 1;
+	}
+	bench_print_table(stdout, &run);
+	return status;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* gpuar-bench's command line. */
+#ifndef GPUAR_BENCH_OPTIONS_H
+#define GPUAR_BENCH_OPTIONS_H
+
+#include <stdio.h>
+
+#include "bench_strategy.h"
+
+#define BENCH_DEFAULT_PLAN \
+	"flag:park_us=50,backstop_us=100000+predict:margin_us=100," \
+	"min_sleep_us=20,max_sleep_us=50000,window=8"
+
+struct bench_options {
+	struct bench_config cfg;
+	const char *json;
+	const char *plot;
+	const char *plot_script;
+	const char *strategies;	/* comma list of names or families; NULL: all */
+	bool list;		/* --list: print strategies and availability */
+};
+
+void bench_usage(FILE *f);
+
+/*
+ * Parse argv. Returns 0 to run, 1 when --help was printed, -1 after
+ * printing what was wrong (and a pointer to --help) on stderr.
+ */
+int bench_options_parse(int argc, char **argv, struct bench_options *o);
+
+/* True when strategy @st is selected by @list (NULL selects all). */
+bool bench_selected(const char *list, const struct bench_strategy *st);
+
+#endif /* GPUAR_BENCH_OPTIONS_H */

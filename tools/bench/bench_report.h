@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's outputs: the human table, the gpuar-bench/1 JSON, the plot. */
+#ifndef GPUAR_BENCH_REPORT_H
+#define GPUAR_BENCH_REPORT_H
+
+#include <stdio.h>
+
+#include "bench_result.h"
+
+/* One target of issue 6, as measured: a ratio to a floor of the same run. */
+struct bench_target {
+	const char *name;	/* "kport-read p50 <= 2x spin p50 + 2 us" */
+	const char *state;	/* "met", "missed", "unmeasured" */
+	double measured;	/* the strategy's median */
+	double limit;		/* what it had to stay at or below */
+	const char *unit;	/* "us" or "us/wait" */
+	char why[96];		/* why unmeasured */
+};
+
+#define BENCH_TARGETS_MAX 12
+/* Evaluate the issue's targets on @run; returns how many. */
+unsigned int bench_targets(const struct bench_run *run, struct bench_target *t,
+			   unsigned int max);
+
+/* "ok", "skipped" or "error" (a repetition failed). */
+const char *bench_result_status(const struct bench_run *run,
+				const struct bench_result *r);
+
+void bench_print_table(FILE *f, const struct bench_run *run);
+/* 0, or -1 with errno. */
+int bench_write_json(const char *path, const struct bench_run *run);
+/* 0, or -1 with a message on stderr (gnuplot missing or failing). */
+int bench_write_plot(const char *path, const struct bench_run *run);
+/*
+ * Write the gnuplot program instead of running it (for a machine without
+ * gnuplot, such as the test VM): `gnuplot FILE` then writes @png.
+ */
+int bench_write_plot_script(const char *path, const char *png,
+			    const struct bench_run *run);
+
+#endif /* GPUAR_BENCH_REPORT_H */

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/* The human table: medians, with the spread over repetitions in brackets. */
+#include <string.h>
+
+#include "bench_report.h"
+
+static void cell(char *buf, size_t size, const struct bench_spread *s)
+{
+	snprintf(buf, size, "%.2f [%.2f-%.2f]", s->median, s->min, s->max);
+}
+
+static void header(FILE *f, const struct bench_run *run)
+{
+	const struct bench_config *cfg = &run->cfg;
+	const struct bench_workload *w = &cfg->wl;
+
+	fprintf(f, "gpuar-bench: kernel %s, %u CPUs, virt %s, clocksource %s, engine %s, %s\n",
+		run->env.kernel, run->env.cpus, run->env.virt, run->env.clocksource,
+		run->env.engine, run->env.date);
+	fprintf(f, "workload: %s %llu us", bench_workload_kind_name(w->kind),
+		(unsigned long long)w->work_us);
+	if (w->kind == BENCH_WL_JITTER)
+		fprintf(f, " +-%llu us", (unsigned long long)w->jitter_us);
+	if (w->kind == BENCH_WL_BIMODAL)
+		fprintf(f, " or %llu us (%u%%)", (unsigned long long)w->work2_us,
+			w->bimodal_pct);
+	fprintf(f, ", %llu waits x %u repetitions, %u stream%s, seed %llu; %s\n",
+		(unsigned long long)w->waits, cfg->reps, w->streams,
+		w->streams == 1 ? "" : "s", (unsigned long long)w->seed,
+		run->env.wait_cpus);
+	fprintf(f, "plan (user-predict, kport-*): %s\n", cfg->plan_text);
+	if (!strcmp(run->env.virt, "tcg"))
+		fprintf(f, "inside a TCG VM: figures are indicative; compare ratios within this run\n");
+	fprintf(f, "latency = waiter saw it - device stored (us); CPU in us per wait: "
+		"waiter (its thread), system (CPUs x wall - idle - device),\n"
+		"backgr (the machine's own load with the benchmark idle, included in system); "
+		"medians [min-max] over repetitions\n\n");
+}
+
+void bench_print_table(FILE *f, const struct bench_run *run)
+{
+	struct bench_target t[BENCH_TARGETS_MAX];
+	unsigned int nt;
+
+	header(f, run);
+	fprintf(f, "%-13s %-22s %8s %-22s %9s %8s %-24s %8s %8s %4s\n", "strategy",
+		"p50", "p90", "p99", "max", "waiter", "system", "backgr", "waits/s", "err");
+	for (unsigned int i = 0; i < run->results; i++) {
+		const struct bench_result *r = &run->result[i];
+		const struct bench_summary *s = &r->sum;
+		char p50[40], p99[40], sys[40], name[40];
+
+		if (r->skipped || !r->reps)
+			continue;
+		cell(p50, sizeof(p50), &s->p50);
+		cell(p99, sizeof(p99), &s->p99);
+		cell(sys, sizeof(sys), &s->system_cpu_us);
+		snprintf(name, sizeof(name), "%s%s", r->st.name,
+			 (int)i == run->oracle_chosen ? "*" : "");
+		fprintf(f, "%-13s %-22s %8.2f %-22s %9.1f %8.1f %-24s %8.1f %8.1f %4llu\n",
+			name, p50, s->p90.median, p99, s->max.median,
+			s->waiter_cpu_us.median, sys, s->background_cpu_us.median,
+			s->waits_per_s.median, (unsigned long long)s->errors);
+	}
+	for (unsigned int i = 0; i < run->results; i++) {
+		const struct bench_result *r = &run->result[i];
+		const char *st = bench_result_status(run, r);
+
+		if (strcmp(st, "ok"))
+			fprintf(f, "%-13s %s: %s\n", r->st.name, st, r->reason);
+		else if (r->sum.errors)
+			fprintf(f, "%-13s errors: %s\n", r->st.name, r->reason);
+	}
+	{
+		uint64_t late = 0, jobs = 0;
+
+		for (unsigned int i = 0; i < run->results; i++) {
+			late += run->result[i].sum.late_stores;
+			for (unsigned int k = 0; k < run->result[i].reps; k++)
+				jobs += run->result[i].rep[k].waits;
+		}
+		if (late)
+			fprintf(f, "\nthe device stored %llu of %llu jobs more than 50 us after "
+				"their due time (its CPU was busy): latencies still count from "
+				"the actual store\n", (unsigned long long)late,
+				(unsigned long long)jobs);
+	}
+	if (run->cfg.split_submit) {
+		fprintf(f, "\nwaiter CPU spent submitting (--split-submit), us per wait:");
+		for (unsigned int i = 0; i < run->results; i++) {
+			const struct bench_result *r = &run->result[i];
+
+			if (!r->skipped && r->reps && r->st.submit)
+				fprintf(f, " %s %.1f;", r->st.name, r->sum.submit_cpu_us.median);
+		}
+		fputc('\n', f);
+	}
+	if (run->oracle_chosen >= 0)
+		fprintf(f, "\noracle: margin %llu us chosen (smallest of the sweep with "
+			"p50 <= 2x spin p50 + 1 us)\n",
+			(unsigned long long)(run->result[run->oracle_chosen].st.param / 1000));
+	else
+		fprintf(f, "\noracle: no margin of the sweep kept p50 <= 2x spin p50 + 1 us; "
+			"targets against it are unmeasured\n");
+	nt = bench_targets(run, t, BENCH_TARGETS_MAX);
+	fprintf(f, "targets:\n");
+	for (unsigned int i = 0; i < nt; i++) {
+		if (!strcmp(t[i].state, "unmeasured"))
+			fprintf(f, "  %-50s unmeasured (%s)\n", t[i].name, t[i].why);
+		else
+			fprintf(f, "  %-50s %-6s %.2f vs %.2f %s\n", t[i].name, t[i].state,
+				t[i].measured, t[i].limit, t[i].unit);
+	}
+}
