@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Limits: each per-port and per-user limit (module parameters, read from
+ * /sys/module/gpuar/parameters) is hit and refused cleanly, changes
+ * nothing, and frees up again; pinned lines count against RLIMIT_MEMLOCK
+ * for a process without CAP_IPC_LOCK.
+ *
+ *   lines past max_lines ..................... ENOSPC
+ *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count
+ *   a new point past max_points .............. ENOSPC, error_index = count
+ *   ports past max_ports for one user ........ EMFILE (as inotify's
+ *                                              per-user instance limit)
+ *   a pin past RLIMIT_MEMLOCK ................ ENOMEM (as io_uring, RDMA)
+ */
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+#include "port_harness.h"
+#include "testfence_fixture.h"
+
+static long long param(struct __test_metadata *_metadata, const char *name)
+{
+	long long v = gpuar_param(name);
+
+	EXPECT_LT(0, v) {
+		TH_LOG("/sys/module/gpuar/parameters/%s unreadable", name);
+	}
+	return v;
+}
+
+TEST_F(port, line_limit_enospc)
+{
+	long long max = param(_metadata, "max_lines");
+	unsigned int i, pages;
+	__u64 *mem;
+	__u32 id;
+
+	ASSERT_LT(0, max);
+	ASSERT_GE(65536, max);
+	pages = (unsigned int)(max + 64) / 64;
+	mem = lines_map(pages);
+	ASSERT_NE(NULL, mem);
+	/* The fixture registered one already. */
+	for (i = 1; i < max; i++) {
+		ASSERT_EQ(0, line_register(self->port, line_at(mem, i), &id)) {
+			TH_LOG("line %u of %lld: %s", i, max, strerror(errno));
+		}
+	}
+	EXPECT_EQ(-1, line_register(self->port, line_at(mem, 0), &id));
+	EXPECT_EQ(ENOSPC, errno);
+	/* Refused cleanly: a freed slot takes a line again. */
+	ASSERT_EQ(0, line_unregister(self->port, self->line));
+	EXPECT_EQ(0, line_register(self->port, line_at(mem, 0), &id));
+	EXPECT_EQ(-1, line_register(self->port, line_at(mem, 0), &id));
+	EXPECT_EQ(ENOSPC, errno);
+	lines_unmap(mem, pages);
+}
+
+TEST_F_TIMEOUT(port, wait_limit_enospc, 120)
+{
+	long long max = param(_metadata, "max_waits");
+	struct gpuar_word_wait w[256];
+	struct gpuar_port_stats st;
+	struct gpuar_record r;
+	long long done = 0;
+	__u32 idx;
+	int i, ret;
+
+	ASSERT_LT(0, max);
+	ASSERT_GE(1 << 20, max);
+	for (i = 0; i < 256; i++)
+		w[i] = word_wait(self->line, i % 8, 1, 1, i, plan_poll());
+	while (done < max) {
+		int c = max - done < 256 ? (int)(max - done) : 256;
+
+		for (i = 0; i < c; i++)
+			w[i].user_data = done + i;
+		ASSERT_EQ(c, submit_words(self->port, w, c, NULL)) {
+			TH_LOG("after %lld: %s", done, strerror(errno));
+		}
+		done += c;
+	}
+	/* Full: one more is refused, and so is a whole batch. */
+	EXPECT_EQ(-1, submit_words(self->port, w, 1, &idx));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(1U, idx);
+	EXPECT_EQ(-1, submit_words(self->port, w, 4, &idx));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(4U, idx);
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	/* Waits that reached their backstop meanwhile still hold slots. */
+	EXPECT_EQ((__u64)max, st.pending + st.queued);
+	EXPECT_EQ((__u64)max, st.submitted);
+
+	/*
+	 * A cancelled wait keeps its slot until its record is read. (Unless
+	 * TCG stalled past the poll backstop: then it timed out, EALREADY.)
+	 */
+	ret = port_cancel(self->port, max - 1);
+	EXPECT_TRUE(ret == 1 || (ret == -1 && errno == EALREADY));
+	EXPECT_EQ(-1, submit_words(self->port, w, 1, NULL));
+	EXPECT_EQ(ENOSPC, errno);
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(1, submit_words(self->port, w, 1, NULL));
+}
+
+/* Fence waits count against the same limit. */
+TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
+{
+	long long max = param(_metadata, "max_waits");
+	struct gpuar_word_wait w[256];
+	long long done = 0;
+	int i, tl, fence;
+	__u32 idx;
+
+	ASSERT_LT(1, max);
+	ASSERT_GE(1 << 20, max);
+	tl = testfence_timeline();
+	ASSERT_LE(0, tl);
+	fence = testfence_fence(tl, 1);
+	ASSERT_LE(0, fence);
+	for (i = 0; i < 256; i++)
+		w[i] = word_wait(self->line, i % 8, 1, 1, i, plan_poll());
+	while (done < max - 1) {
+		int c = max - 1 - done < 256 ? (int)(max - 1 - done) : 256;
+
+		ASSERT_EQ(c, submit_words(self->port, w, c, NULL));
+		done += c;
+	}
+	EXPECT_EQ(1, submit_fence(self->port, fence, 1));
+	EXPECT_EQ(-1, submit_fence(self->port, fence, 2));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(-1, submit_words(self->port, w, 1, &idx));
+	EXPECT_EQ(ENOSPC, errno);
+	close(fence);
+	close(tl);
+}
+
+TEST_F(port, point_limit_enospc)
+{
+	long long max = param(_metadata, "max_points");
+	struct gpuar_word_wait w[2];
+	__u32 idx;
+	long long p;
+
+	ASSERT_LT(0, max);
+	ASSERT_GE(65536, max);
+	word_store(self->lines, 1);
+	for (p = 0; p < max; p++) {
+		ASSERT_EQ(1, submit_word(self->port,
+					 word_wait(self->line, 0, 1, 1000 + p,
+						   p, plan_poll()))) {
+			TH_LOG("point %lld of %lld: %s", p, max,
+			       strerror(errno));
+		}
+		/* Keep the wait limit out of the way. */
+		ASSERT_EQ(1, collect_records(self->port,
+					     &(struct gpuar_record){ 0 }, 1,
+					     RECORD_TIMEOUT_MS));
+	}
+	/* A known point is fine, a new one is not: the batch names none. */
+	w[0] = word_wait(self->line, 0, 1, 1000, 1, plan_poll());
+	w[1] = word_wait(self->line, 0, 1, 1000 + max, 2, plan_poll());
+	EXPECT_EQ(-1, submit_words(self->port, w, 2, &idx));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(2U, idx);
+	EXPECT_EQ(1, submit_words(self->port, w, 1, NULL));
+}
+
+TEST(port_limit_per_user_emfile)
+{
+	long long max = param(_metadata, "max_ports");
+	int dev = gpuar_dev_open();
+	int *ports, n = 0, i;
+	struct rlimit nofile;
+
+	ASSERT_LT(0, max);
+	ASSERT_GE(4096, max);
+	ASSERT_LE(0, dev);
+	/* Room for the fds: the per-user limit must be what stops us. */
+	nofile.rlim_cur = nofile.rlim_max = (rlim_t)max + 64;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
+	ports = calloc(max + 1, sizeof(*ports));
+	ASSERT_NE(NULL, ports);
+	for (i = 0; i <= max; i++) {
+		ports[i] = gpuar_port_create(dev, GPUAR_PORT_CLOEXEC);
+		if (ports[i] < 0)
+			break;
+		n++;
+	}
+	EXPECT_EQ(max, n);
+	EXPECT_EQ(-1, ports[n]);
+	EXPECT_EQ(EMFILE, errno);
+	/* Closing one makes room for one. */
+	ASSERT_LT(0, n);
+	close(ports[0]);
+	ports[0] = gpuar_port_create(dev, GPUAR_PORT_CLOEXEC);
+	EXPECT_LE(0, ports[0]);
+	for (i = 0; i < n; i++)
+		close(ports[i]);
+	free(ports);
+	close(dev);
+}
+
+/* ---------------------------------------------------- RLIMIT_MEMLOCK */
+
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].permitted &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].inheritable &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	if (syscall(SYS_capset, &hdr, data))
+		return -1;
+	if (prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0))
+		return -1;
+	/* And become nobody, whose capabilities are none at all. */
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return -1;
+	return 0;
+}
+
+static int cap_ipc_lock_effective(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	return !!(data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &
+		  CAP_TO_MASK(CAP_IPC_LOCK));
+}
+
+#define MEMLOCK_PAGES 3
+
+/*
+ * The child: a port made while still root, then no CAP_IPC_LOCK, a
+ * MEMLOCK_PAGES-page limit, and lines in distinct pages. Returns the
+ * number of the first check that failed.
+ */
+static int memlock_child(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rlimit rl = { MEMLOCK_PAGES * page, MEMLOCK_PAGES * page };
+	int port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
+	__u32 ids[MEMLOCK_PAGES + 1];
+	int i;
+
+	if (port < 0 || !mem)
+		return 1;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 2;
+	if (drop_ipc_lock() || cap_ipc_lock_effective() != 0 || !getuid())
+		return 3;
+	for (i = 0; i < MEMLOCK_PAGES; i++)
+		if (line_register(port, mem + i * page / 8, &ids[i]))
+			return 10 + i;
+	if (line_register(port, mem + MEMLOCK_PAGES * page / 8, &ids[i]) != -1)
+		return 20;
+	if (errno != ENOMEM)
+		return 21;
+	/* Unregistering returns the charge. */
+	if (line_unregister(port, ids[0]))
+		return 22;
+	if (line_register(port, mem + MEMLOCK_PAGES * page / 8, &ids[0]))
+		return 23;
+	/* Closing the port returns all of it. */
+	close(port);
+	return 0;
+}
+
+TEST(rlimit_memlock_without_cap_ipc_lock)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(memlock_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("child check %d failed", WEXITSTATUS(status));
+	}
+}
+
+/* With CAP_IPC_LOCK (root) the same limit does not apply, as for mlock. */
+TEST(rlimit_memlock_cap_ipc_lock_exempt)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rlimit rl = { page, page };
+	int port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	__u64 *mem = lines_map(4);
+	int i;
+
+	ASSERT_LE(0, port);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(1, cap_ipc_lock_effective());
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0, line_register(port, mem + i * page / 8, NULL));
+	}
+	close(port);
+	lines_unmap(mem, 4);
+}
+
+TEST_HARNESS_MAIN

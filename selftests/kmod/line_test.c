@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * LINE_REGISTER and LINE_UNREGISTER: which memory a line may live in, and
+ * what each refusal says.
+ *
+ *   64-byte aligned, anonymous or shmem ..... accepted, distinct ids
+ *   NULL, unaligned, kernel address ......... EINVAL
+ *   unmapped address ........................ EFAULT
+ *   read-only mapping ....................... EFAULT (a write pin cannot fault it in)
+ *   file-backed (ramfs) mapping ............. EINVAL (the module's own check,
+ *                                             so every kernel answers alike)
+ *   flags or pad non-zero ................... EINVAL
+ *   unregister unknown / twice .............. ENOENT
+ *   unregister with waits pending ........... EBUSY
+ */
+#include <stdlib.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+
+#include "kselftest_harness.h"
+
+#include "port_harness.h"
+
+static int register_addr(int port, __u64 addr)
+{
+	struct gpuar_line_register r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.addr = addr;
+	return ioctl(port, GPUAR_IOC_LINE_REGISTER, &r);
+}
+
+TEST_F(port, lines_in_one_page_get_distinct_ids)
+{
+	__u32 a, b;
+
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 1), &a));
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 63), &b));
+	EXPECT_NE(self->line, a);
+	EXPECT_NE(self->line, b);
+	EXPECT_NE(a, b);
+}
+
+/* Ids start at 1: line 0 never names a line. */
+TEST_F(port, line_id_zero_is_never_a_line)
+{
+	EXPECT_LE(1U, self->line);
+	EXPECT_EQ(-1, submit_word(self->port, word_wait(0, 0, 1, 1, 1,
+							plan_poll())));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, line_unregister(self->port, 0));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(port, null_unaligned_and_kernel_addresses_einval)
+{
+	char *base = (char *)self->lines;
+
+	EXPECT_EQ(-1, register_addr(self->port, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, register_addr(self->port, (__u64)(uintptr_t)(base + 8)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, register_addr(self->port, (__u64)(uintptr_t)(base + 32)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, register_addr(self->port, 0xffff888000000000ULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, register_addr(self->port, ~63ULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(port, unmapped_address_efault)
+{
+	__u64 *gone = lines_map(1);
+
+	ASSERT_NE(NULL, gone);
+	lines_unmap(gone, 1);
+	EXPECT_EQ(-1, line_register(self->port, gone, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(port, read_only_mapping_efault)
+{
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-1, line_register(self->port, ro, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+}
+
+/*
+ * A file that is neither anonymous nor shmem: on ramfs, mounted for the
+ * test (the initramfs root and /tmp may well be tmpfs, which is shmem).
+ */
+struct ramfs_file {
+	char dir[32];
+	int fd;
+	int mounted;
+};
+
+static int ramfs_file_open(struct ramfs_file *rf)
+{
+	char path[64];
+
+	strcpy(rf->dir, "/tmp/gpuar-ramfs-XXXXXX");
+	rf->fd = -1;
+	rf->mounted = 0;
+	if (!mkdtemp(rf->dir))
+		return -1;
+	if (mount("gpuar-test", rf->dir, "ramfs", 0, NULL))
+		return -1;
+	rf->mounted = 1;
+	snprintf(path, sizeof(path), "%s/line", rf->dir);
+	rf->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (rf->fd < 0 || ftruncate(rf->fd, 4096))
+		return -1;
+	return 0;
+}
+
+static void ramfs_file_close(struct ramfs_file *rf)
+{
+	if (rf->fd >= 0)
+		close(rf->fd);
+	if (rf->mounted)
+		umount2(rf->dir, MNT_DETACH);
+	rmdir(rf->dir);
+}
+
+TEST_F(port, file_backed_mapping_einval)
+{
+	struct ramfs_file rf;
+	struct statfs sfs;
+	void *shared, *priv;
+
+	ASSERT_EQ(0, ramfs_file_open(&rf)) {
+		TH_LOG("ramfs file: %s", strerror(errno));
+		ramfs_file_close(&rf);
+	}
+	ASSERT_EQ(0, fstatfs(rf.fd, &sfs));
+	ASSERT_EQ(RAMFS_MAGIC, (long)sfs.f_type);
+	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rf.fd, 0);
+	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, rf.fd, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	ASSERT_NE(MAP_FAILED, priv);
+	memset(shared, 0, 64);
+
+	EXPECT_EQ(-1, line_register(self->port, shared, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	/* Private but file-backed: not anonymous memory either. */
+	EXPECT_EQ(-1, line_register(self->port, priv, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	munmap(shared, 4096);
+	munmap(priv, 4096);
+	ramfs_file_close(&rf);
+}
+
+TEST_F(port, shmem_mappings_accepted)
+{
+	void *shared_anon, *memfd_map;
+	int mfd = (int)syscall(SYS_memfd_create, "gpuar-line", 0);
+	__u32 a, b;
+
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 4096));
+	memfd_map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
+			 0);
+	shared_anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, memfd_map);
+	ASSERT_NE(MAP_FAILED, shared_anon);
+
+	EXPECT_EQ(0, line_register(self->port, memfd_map, &a));
+	EXPECT_EQ(0, line_register(self->port, shared_anon, &b));
+	close(mfd);
+}
+
+/* A line in shmem works: the device's store there completes the wait. */
+TEST_F(port, shmem_line_completes_wait)
+{
+	struct gpuar_record r;
+	__u64 *line;
+	__u32 id;
+
+	line = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, line);
+	ASSERT_EQ(0, line_register(self->port, line, &id));
+	ASSERT_EQ(1, submit_word(self->port,
+				 word_wait(id, 2, 9, 1, 5, plan_poll())));
+	EXPECT_TRUE(port_quiet(self->port, 20));
+	word_store(&line[2], 9);
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(5ULL, r.user_data);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
+	EXPECT_EQ(9ULL, r.value);
+}
+
+/* A never-written page: the pin must be a write pin, not the zero page. */
+TEST_F(port, untouched_page_sees_later_store)
+{
+	struct gpuar_record r;
+	__u64 *fresh;
+	__u32 id;
+
+	fresh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, fresh);
+	ASSERT_EQ(0, line_register(self->port, fresh, &id));
+	ASSERT_EQ(1, submit_word(self->port,
+				 word_wait(id, 0, 1, 1, 6, plan_poll())));
+	EXPECT_TRUE(port_quiet(self->port, 20));
+	word_store(fresh, 1);
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(6ULL, r.user_data);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
+	munmap(fresh, 4096);
+}
+
+TEST_F(port, flags_and_pad_nonzero_einval)
+{
+	struct gpuar_line_register r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.addr = (__u64)(uintptr_t)line_at(self->lines, 2);
+	r.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_LINE_REGISTER, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.flags = 0;
+	r.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_LINE_REGISTER, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.pad = 0;
+	EXPECT_EQ(0, ioctl(self->port, GPUAR_IOC_LINE_REGISTER, &r));
+}
+
+TEST_F(port, bad_argument_pointer_efault)
+{
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_LINE_REGISTER, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_LINE_UNREGISTER, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(port, unregister_unknown_and_twice_enoent)
+{
+	EXPECT_EQ(-1, line_unregister(self->port, self->line + 1000));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, line_unregister(self->port, self->line));
+	EXPECT_EQ(-1, line_unregister(self->port, self->line));
+	EXPECT_EQ(ENOENT, errno);
+	/* Its id no longer names a line for word waits either. */
+	EXPECT_EQ(-1, submit_word(self->port, word_wait(self->line, 0, 1, 1, 1,
+							plan_poll())));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(port, unregister_with_pending_wait_ebusy)
+{
+	struct gpuar_record r;
+
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, 1, 1, 8,
+						       plan_poll())));
+	EXPECT_EQ(-1, line_unregister(self->port, self->line));
+	EXPECT_EQ(EBUSY, errno);
+
+	word_store(self->lines, 1);
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(8ULL, r.user_data);
+	EXPECT_EQ(0, line_unregister(self->port, self->line));
+}
+
+TEST_F(port, register_after_unregister)
+{
+	__u32 id;
+
+	ASSERT_EQ(0, line_unregister(self->port, self->line));
+	ASSERT_EQ(0, line_register(self->port, self->lines, &id));
+	word_store(self->lines, 4);
+	EXPECT_EQ(1, submit_word(self->port, word_wait(id, 0, 4, 1, 1,
+						       plan_poll())));
+}
+
+TEST_F(port, stats_count_lines)
+{
+	struct gpuar_port_stats st;
+	__u32 id;
+
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(1ULL, st.lines);
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 5), &id));
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(2ULL, st.lines);
+	ASSERT_EQ(0, line_unregister(self->port, id));
+	ASSERT_EQ(0, line_unregister(self->port, self->line));
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(0ULL, st.lines);
+}
+
+TEST_HARNESS_MAIN
