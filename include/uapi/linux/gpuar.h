@@ -41,6 +41,47 @@
  *   the port lock, and read() returns them in that order. No record is
  *   dropped: the queue is bounded only by the port's pending-wait limit,
  *   since a wait keeps its slot until its record has been read.
+ *
+ * Reading
+ *   read() returns whole records (a buffer smaller than one record is
+ *   EINVAL), blocks until one is queued (EINTR/restart on a signal), or
+ *   fails with EAGAIN under O_NONBLOCK or IOCB_NOWAIT (io_uring). poll and
+ *   epoll report EPOLLIN exactly while a record is queued. A reader blocked
+ *   in read() is woken just before a predicted word wait completes and
+ *   checks the word itself for a bounded time (busy-read); poll, epoll and
+ *   io_uring waiters are served by the port's timer checks, so they see at
+ *   least the plan's check interval.
+ *
+ * Word-wait timing
+ *   A flag plan is checked every max(park_ns, the module's check floor); a
+ *   poll plan at the module's poll interval. Every word wait has a backstop
+ *   counted from its submission: backstop_ns of a flag plan, or the
+ *   module's default when that is 0 and for poll plans. start_ns (a
+ *   resubmit's original start, never in the future) is what the estimator
+ *   measures from.
+ *
+ * Errors (beyond the extensibility rules above)
+ *   EPERM    line register or word submit from another mm
+ *   EFAULT   an unreadable argument or entry array, an unmapped or
+ *            read-only line address
+ *   EINVAL   a line address that is NULL, unaligned, outside user space,
+ *            or not anonymous/shmem memory; a slot >= 8; an invalid or
+ *            block plan; start_ns in the future; an fd that is not a
+ *            sync_file; entry_size below the first ABI version
+ *   EBADF    a fence fd that is negative or not open
+ *   ENOENT   an unknown line id (ids start at 1, 0 is never valid); a cancel
+ *            or point-stats key that matches nothing (cancelling an
+ *            already cancelled wait is ENOENT)
+ *   EALREADY cancel lost the race: the wait completed, its record queued
+ *   EBUSY    unregistering a line with word waits pending on it
+ *   E2BIG    a batch count above the module's max_waits
+ *   ENOSPC   the port's limit on waits (pending + unread), lines or
+ *            estimator points would be exceeded
+ *   EMFILE   the calling user already has max_ports ports open
+ *   ENOMEM   the line's pin would exceed RLIMIT_MEMLOCK (without
+ *            CAP_IPC_LOCK), or memory is short
+ *   A failed batch submits nothing; error_index names the first bad entry,
+ *   or equals count when the batch as a whole was refused.
  */
 #ifndef _UAPI_LINUX_GPUAR_H
 #define _UAPI_LINUX_GPUAR_H

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Every kernel API difference the module meets across 6.1 .. 7.x, in one
+ * place. Where a distribution may backport a change, a version number
+ * would lie, so kmod/Makefile compiles small probes (the .c files in kmod/conftest)
+ * against the target kernel first and writes conftest.h with a
+ * GPUAR_HAVE_* line for each that compiled. An in-tree build (which runs
+ * no probes) uses the current API of the tree it is part of.
+ *
+ * dma_fence differences are shared with the test-fence module and live in
+ * compat_fence.h (owned with the selftests); it is included from here.
+ */
+#ifndef GPUAR_KMOD_COMPAT_H
+#define GPUAR_KMOD_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+
+#ifdef GPUAR_HAVE_CONFTEST_H
+#include "conftest.h"
+#else
+/* In tree: the tree's own, current API. */
+#define GPUAR_HAVE_HRTIMER_SETUP 1
+#endif
+
+#include "compat_fence.h"
+
+/* pin_user_pages() lost its vmas argument in 6.5. */
+static inline long gpuar_pin_user_pages(unsigned long start,
+					unsigned long nr_pages,
+					unsigned int gup_flags,
+					struct page **pages)
+{
+#ifdef GPUAR_HAVE_PIN_USER_PAGES_VMAS
+	return pin_user_pages(start, nr_pages, gup_flags, pages, NULL);
+#else
+	return pin_user_pages(start, nr_pages, gup_flags, pages);
+#endif
+}
+
+/* hrtimer_init() is gone after 6.12; hrtimer_setup() came in 6.13. */
+static inline void gpuar_hrtimer_setup(struct hrtimer *timer,
+				       enum hrtimer_restart (*fn)(struct hrtimer *),
+				       clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef GPUAR_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+#endif /* GPUAR_KMOD_COMPAT_H */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Fence waits: a sync_file's dma_fence ends a wait when it signals.
+ *
+ * The callback (gpuar_fence_cb) runs wherever the fence signals: often in
+ * hard IRQ context, always with the fence's lock held. It only takes the
+ * port lock IRQ-safe and queues the record. Lock order is therefore fence
+ * lock -> port lock, and the port never calls into the fence
+ * (dma_fence_add_callback, dma_fence_remove_callback) with its own lock
+ * held. The wait keeps its fence reference until the wait is freed, which
+ * happens in process context (a reader, cancel or release).
+ */
+#include <linux/dma-fence.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "params.h"
+#include "port.h"
+#include "gpuar_trace.h"
+#include "uarg.h"
+
+/* The signal time of a signalled fence (set before its callbacks run). */
+static u64 gpuar_fence_time(struct dma_fence *f)
+{
+	return ktime_to_ns(gpuar_fence_timestamp(f));
+}
+
+/* Any context, fence lock held. */
+static void gpuar_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct gpuar_wait *w = container_of(cb, struct gpuar_wait, cb);
+	struct gpuar_port *port = w->port;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE, f->error,
+				   gpuar_fence_time(f),
+				   f->seqno);
+	spin_unlock_irqrestore(&port->lock, flags);
+}
+
+/*
+ * Process context, port lock not held; the caller holds a reference on
+ * @w. Removes the callback and ends the wait as cancelled; false when the
+ * fence signalled first, after its callback has queued the fence record.
+ * Callbacks run under the fence lock, which dma_fence_remove_callback()
+ * takes, so the callback is over when it answers false; waiting for the
+ * record as well keeps release() safe even if a kernel ever ran
+ * callbacks outside that lock.
+ */
+bool gpuar_fence_wait_detach(struct gpuar_wait *w)
+{
+	struct gpuar_port *port = w->port;
+
+	if (!dma_fence_remove_callback(w->fence, &w->cb)) {
+		spin_lock_irq(&port->lock);
+		while (w->state == GPUAR_WAIT_PENDING) {
+			spin_unlock_irq(&port->lock);
+			cpu_relax();
+			spin_lock_irq(&port->lock);
+		}
+		spin_unlock_irq(&port->lock);
+		return false;
+	}
+	spin_lock_irq(&port->lock);
+	gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_CANCELLED,
+				   -ECANCELED, gpuar_now_ns(), w->fence->seqno);
+	spin_unlock_irq(&port->lock);
+	return true;
+}
+
+/*
+ * The fence of sync_file @fd. Looks the fd up first: sync_file_get_fence()
+ * answers NULL both for a closed fd and for one that is not a sync_file,
+ * and those deserve different errnos (EBADF, EINVAL).
+ */
+static struct dma_fence *gpuar_fence_from_fd(int fd)
+{
+	struct dma_fence *fence;
+	struct file *file;
+
+	if (fd < 0)
+		return ERR_PTR(-EBADF);
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	fput(file);
+	fence = sync_file_get_fence(fd);
+	return fence ?: ERR_PTR(-EINVAL);
+}
+
+static int gpuar_fence_read_entries(const struct gpuar_submit *s,
+				    struct gpuar_fence_wait *e,
+				    struct gpuar_wait **waits, u32 *bad)
+{
+	const char __user *src = u64_to_user_ptr(s->entries);
+	struct dma_fence *fence;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		*bad = i;
+		ret = copy_struct_from_user(&e[i], sizeof(e[i]),
+					    src + (size_t)i * s->entry_size,
+					    s->entry_size);
+		if (ret)
+			return ret;
+		if (e[i].flags || e[i].reserved[0] || e[i].reserved[1])
+			return -EINVAL;
+		fence = gpuar_fence_from_fd(e[i].fd);
+		if (IS_ERR(fence))
+			return PTR_ERR(fence);
+		waits[i]->fence = fence;
+	}
+	return 0;
+}
+
+static void gpuar_fence_init_wait(struct gpuar_port *port,
+				  struct gpuar_wait *w,
+				  const struct gpuar_fence_wait *e, u64 now)
+{
+	w->port = port;
+	w->source = GPUAR_SOURCE_FENCE;
+	w->state = GPUAR_WAIT_PENDING;
+	w->user_data = e->user_data;
+	w->start_ns = now;
+	w->submit_ns = now;
+	RB_CLEAR_NODE(&w->tnode);
+	INIT_LIST_HEAD(&w->cb.node);
+}
+
+long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
+{
+	struct gpuar_fence_wait *e = NULL;
+	struct gpuar_wait **waits = NULL;
+	struct gpuar_submit s;
+	u32 usize, i, bad;
+	u64 now;
+	int ret;
+
+	ret = gpuar_uarg_in(&s, sizeof(s), GPUAR_SUBMIT_SIZE_VER1, uarg, &usize);
+	if (ret)
+		return ret;
+	bad = s.count;
+	ret = gpuar_submit_header(&s, GPUAR_FENCE_WAIT_SIZE_VER1);
+	if (ret)
+		goto fail;
+	if (!s.count)
+		return 0;
+
+	ret = -ENOMEM;
+	e = kvmalloc_array(s.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
+	waits = kvcalloc(s.count, sizeof(*waits), GFP_KERNEL_ACCOUNT);
+	if (!e || !waits)
+		goto fail;
+	for (i = 0; i < s.count; i++) {
+		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
+		if (!waits[i])
+			goto fail;
+		kref_init(&waits[i]->ref);
+	}
+	ret = gpuar_fence_read_entries(&s, e, waits, &bad);
+	if (ret)
+		goto fail;
+	bad = s.count;
+
+	/*
+	 * Reserve room and make the waits pending under the lock; hang the
+	 * callbacks after it is dropped (fence lock -> port lock order). The
+	 * mutex keeps cancel from looking at a wait whose callback is not
+	 * hung yet.
+	 */
+	mutex_lock(&port->mutex);
+	spin_lock_irq(&port->lock);
+	if (port->npending + port->nqueued + s.count >
+	    READ_ONCE(gpuar_max_waits)) {
+		spin_unlock_irq(&port->lock);
+		mutex_unlock(&port->mutex);
+		ret = -ENOSPC;
+		goto fail;
+	}
+	now = gpuar_now_ns();
+	for (i = 0; i < s.count; i++) {
+		gpuar_fence_init_wait(port, waits[i], &e[i], now);
+		list_add_tail(&waits[i]->node, &port->pending);
+		port->npending++;
+		port->cnt.submitted++;
+		trace_gpuar_submit(port, waits[i]);
+	}
+	spin_unlock_irq(&port->lock);
+
+	for (i = 0; i < s.count; i++) {
+		struct gpuar_wait *w = waits[i];
+
+		/* From here on the callback may end and a reader free @w. */
+		if (dma_fence_add_callback(w->fence, &w->cb, gpuar_fence_cb)) {
+			/*
+			 * Already signalled: the record is still owed. The
+			 * status takes the fence lock: ask before our lock.
+			 */
+			int status = dma_fence_get_status(w->fence);
+
+			spin_lock_irq(&port->lock);
+			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE,
+						   min(status, 0),
+						   gpuar_fence_time(w->fence),
+						   w->fence->seqno);
+			spin_unlock_irq(&port->lock);
+		}
+	}
+	mutex_unlock(&port->mutex);
+	kvfree(waits);
+	kvfree(e);
+	return s.count;
+
+fail:
+	if (waits) {
+		for (i = 0; i < s.count; i++) {
+			if (waits[i] && waits[i]->fence)
+				dma_fence_put(waits[i]->fence);
+			kfree(waits[i]);
+		}
+	}
+	kvfree(waits);
+	kvfree(e);
+	s.error_index = bad;
+	if (gpuar_uarg_out(&s, sizeof(s), uarg, usize))
+		return -EFAULT;
+	return ret;
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * The object model of a completion port: the port, its lines and its waits.
+ *
+ * Locking
+ *   port->lock (spinlock, always taken IRQ-safe) guards every field marked
+ *   [L]: the pending set, the timer queue, the record queue, the estimator
+ *   table contents, counters. Fence callbacks (hard IRQ, fence lock held)
+ *   and the port's hrtimer (hard IRQ) take it, so nothing that sleeps,
+ *   waits for a fence callback (dma_fence_remove_callback) or waits for the
+ *   timer (hrtimer_cancel) ever runs under it: those collect under the lock,
+ *   unlock, then act.
+ *   port->mutex serialises the sleeping control path (line register and
+ *   unregister, submissions, statistics of points): [M]. The estimator
+ *   table's shape (which points exist) changes only under both.
+ *   port->read_mutex serialises readers: records leave the queue only under
+ *   it, so a reader that copied the head out can dequeue exactly those. It
+ *   is never held while a reader sleeps or spins.
+ *
+ * Lifetimes
+ *   The port lives as long as its file: release() runs after the last fd
+ *   and the last ioctl/read are gone, cancels and frees everything.
+ *   A wait is owned by the port from commit to free. It sits on the pending
+ *   list (and, word waits, in the timer queue) until completed under the
+ *   lock, then on the record queue until a reader copies it out and frees
+ *   it (process context, which is where its fence reference is dropped).
+ *   A line is referenced by the port's id table and by each pending word
+ *   wait through line->waits; busy readers take a kref while they spin on
+ *   its word, so its page stays pinned while anyone may read it.
+ */
+#ifndef GPUAR_KMOD_PORT_H
+#define GPUAR_KMOD_PORT_H
+
+#include <linux/dma-fence.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/uio.h>
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <linux/gpuar.h>
+#include "../core/estimator.h"
+
+struct gpuar_port;
+
+struct gpuar_line {
+	struct kref ref;		/* id table + busy readers */
+	struct gpuar_port *port;
+	struct page *page;		/* pinned FOLL_WRITE | FOLL_LONGTERM */
+	const u64 *words;		/* kernel address of the 64-byte line */
+	u64 uaddr;
+	u32 id;
+	u32 waits;			/* [L] pending word waits on it */
+};
+
+enum gpuar_wait_state {
+	GPUAR_WAIT_PENDING,		/* on port->pending */
+	GPUAR_WAIT_DONE,		/* on port->records */
+};
+
+enum gpuar_word_phase {
+	GPUAR_PHASE_SLEEP,		/* the estimator's sleep: next check is "late" */
+	GPUAR_PHASE_PARK,		/* checking every interval: done is "exact" */
+};
+
+struct gpuar_wait {
+	struct list_head node;		/* [L] port->pending or port->records */
+	struct list_head cnode;		/* a canceller's private list */
+	struct kref ref;		/* the port's, + a canceller's while it works */
+	struct gpuar_port *port;
+	enum gpuar_wait_state state;	/* [L] */
+	bool cancelling;		/* [L] collected by cancel/release */
+	u8 source;			/* enum gpuar_source */
+	u64 user_data;
+	u64 start_ns;
+	struct gpuar_record rec;	/* filled when completed */
+
+	/* word waits */
+	struct rb_node tnode;		/* [L] port->timeq, by next_ns */
+	struct gpuar_line *line;
+	struct gpuar_est_entry *pe;	/* the point's estimator entry */
+	struct gpuar_plan plan;
+	u32 slot;
+	u64 target;
+	u64 submit_ns;
+	u64 next_ns;			/* [L] next timer check */
+	u64 backstop_ns;		/* absolute: timeout after this */
+	u64 interval_ns;		/* between checks after the sleep */
+	u64 early_ns;			/* absolute: busy-read wake, 0 if none */
+	enum gpuar_word_phase phase;	/* [L] */
+	bool spun;			/* [L] a busy reader had its round */
+	u32 checks;			/* [L] */
+
+	/* fence waits */
+	struct dma_fence *fence;	/* reference held until the wait is freed */
+	struct dma_fence_cb cb;
+};
+
+struct gpuar_port_counters {
+	u64 submitted;
+	u64 outcomes[GPUAR_OUTCOME_COUNT];
+	u64 checks;
+	u64 sleeps;
+	u64 timer_fires;
+	u64 busy_read_checks;
+};
+
+struct gpuar_port {
+	spinlock_t lock;		/* [L], IRQ-safe: see the top of this file */
+	struct mutex mutex;		/* [M]: the sleeping control path */
+	struct mutex read_mutex;	/* one reader dequeues at a time */
+	wait_queue_head_t wq;		/* readers and pollers: a record arrived */
+
+	struct mm_struct *mm;		/* mmgrab()ed creator mm: binding, pinned_vm */
+	struct gpuar_user *user;	/* per-user port count */
+	u32 record_version;
+
+	struct list_head pending;	/* [L] waits not yet completed */
+	struct list_head records;	/* [L] completed, in completion order */
+	u32 npending;			/* [L] */
+	u32 nqueued;			/* [L] */
+
+	struct rb_root_cached timeq;	/* [L] pending word waits by next_ns */
+	struct hrtimer timer;		/* one per port; hard IRQ */
+	u64 armed_ns;			/* [L] when the timer will fire, or U64_MAX */
+
+	struct xarray lines;		/* id -> struct gpuar_line, [M] */
+	u32 nlines;			/* [M] */
+
+	struct gpuar_est_table points;	/* shape [M]+[L], contents [L] */
+	struct gpuar_wakelat wakelat;	/* [L] */
+	struct gpuar_port_counters cnt;	/* [L] */
+
+	struct list_head global;	/* gpuar_ports, for debugfs */
+	pid_t creator;
+};
+
+/*
+ * Load a slot of a pinned line. The device stores the sequence number
+ * behind its work; the acquire orders that store before every later read
+ * the waiter makes (the brief's acquire rule), READ_ONCE keeps the load
+ * single and untorn.
+ */
+static inline u64 gpuar_word_load(const u64 *word)
+{
+	/* Acquire: pairs with the device's release-ordered store. */
+	return smp_load_acquire(word);
+}
+
+/* port.c */
+extern const struct file_operations gpuar_port_fops;
+int gpuar_port_create(const void __user *uarg);
+u64 gpuar_now_ns(void);
+
+/* record.c: completion and reading */
+void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
+				u8 outcome, s32 status, u64 complete_ns,
+				u64 value);
+void gpuar_wait_put(struct gpuar_wait *w);
+ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to);
+__poll_t gpuar_port_poll(struct file *file, struct poll_table_struct *pt);
+long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg);
+
+/* line.c */
+long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg);
+long gpuar_line_unregister_ioctl(struct gpuar_port *port,
+				 const void __user *uarg);
+void gpuar_line_put(struct gpuar_line *line);
+void gpuar_lines_release(struct gpuar_port *port);
+
+/* word_wait.c */
+long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg);
+void gpuar_word_timer_init(struct gpuar_port *port);
+void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
+void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
+bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 now, bool by_reader);
+void gpuar_word_arm_locked(struct gpuar_port *port, u64 when);
+u64 gpuar_word_interval(const struct gpuar_plan *plan);
+int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
+
+/* fence_wait.c */
+long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);
+bool gpuar_fence_wait_detach(struct gpuar_wait *w);
+
+/* busy_read.c */
+int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns);
+
+/* stats.c */
+long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg);
+long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg);
+void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file);
+void gpuar_debugfs_init(void);
+void gpuar_debugfs_exit(void);
+void gpuar_port_list_add(struct gpuar_port *port);
+void gpuar_port_list_del(struct gpuar_port *port);
+
+/* uarg.c: size-prefixed ioctl arguments */
+int gpuar_uarg_in(void *karg, size_t ksize, size_t minsize,
+		  const void __user *uarg, u32 *usize);
+int gpuar_uarg_out(const void *karg, size_t ksize, void __user *uarg,
+		   u32 usize);
+
+/* user.c: ports per user */
+struct gpuar_user *gpuar_user_get(void);
+void gpuar_user_put(struct gpuar_user *u);
+
+#endif /* GPUAR_KMOD_PORT_H */

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Observability: the statistics ioctls, /proc/<pid>/fdinfo/<fd> of a port
+ * (which works under kernel lockdown, unlike debugfs) and debugfs
+ * gpuar/ports, a listing of every port and its points.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+
+#include "port.h"
+#include "uarg.h"
+
+static LIST_HEAD(gpuar_ports);
+static DEFINE_MUTEX(gpuar_ports_lock);
+static struct dentry *gpuar_debugfs_dir;
+
+void gpuar_port_list_add(struct gpuar_port *port)
+{
+	mutex_lock(&gpuar_ports_lock);
+	list_add_tail(&port->global, &gpuar_ports);
+	mutex_unlock(&gpuar_ports_lock);
+}
+
+void gpuar_port_list_del(struct gpuar_port *port)
+{
+	mutex_lock(&gpuar_ports_lock);
+	list_del_init(&port->global);
+	mutex_unlock(&gpuar_ports_lock);
+}
+
+static void gpuar_port_stats_fill(struct gpuar_port *port,
+				  struct gpuar_port_stats *st)
+{
+	const struct gpuar_port_counters *c = &port->cnt;
+
+	spin_lock_irq(&port->lock);
+	st->submitted = c->submitted;
+	memcpy(st->outcomes, c->outcomes, sizeof(st->outcomes));
+	st->checks = c->checks;
+	st->sleeps = c->sleeps;
+	st->timer_fires = c->timer_fires;
+	st->busy_read_checks = c->busy_read_checks;
+	st->pending = port->npending;
+	st->queued = port->nqueued;
+	st->points = port->points.used;
+	st->wakeup_latency_ns = gpuar_wakelat_quantile(&port->wakelat);
+	spin_unlock_irq(&port->lock);
+	st->lines = READ_ONCE(port->nlines);
+}
+
+long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg)
+{
+	struct gpuar_port_stats st;
+	u32 usize, size;
+	int ret;
+
+	ret = gpuar_uarg_in(&st, sizeof(st), GPUAR_PORT_STATS_SIZE_VER1, uarg,
+			    &usize);
+	if (ret)
+		return ret;
+	if (st.pad)
+		return -EINVAL;
+	size = st.size;
+	memset(&st, 0, sizeof(st));
+	st.size = size;
+	gpuar_port_stats_fill(port, &st);
+	return gpuar_uarg_out(&st, sizeof(st), uarg, usize);
+}
+
+long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
+{
+	struct gpuar_point_stats ps;
+	struct gpuar_est_entry *pe;
+	u64 predicted;
+	u32 usize;
+	int ret;
+
+	ret = gpuar_uarg_in(&ps, sizeof(ps), GPUAR_POINT_STATS_SIZE_VER1, uarg,
+			    &usize);
+	if (ret)
+		return ret;
+	if (ps.flags)
+		return -EINVAL;
+
+	mutex_lock(&port->mutex);
+	spin_lock_irq(&port->lock);
+	pe = gpuar_est_table_find(&port->points, ps.point);
+	if (pe) {
+		ps.samples = pe->est.samples;
+		ps.predicted_ns = 0;
+		if (gpuar_est_predict(&pe->est, &predicted)) {
+			ps.flags = GPUAR_POINT_HAS_PREDICTION;
+			ps.predicted_ns = predicted;
+		}
+		memcpy(ps.outcomes, pe->outcomes, sizeof(ps.outcomes));
+	}
+	spin_unlock_irq(&port->lock);
+	mutex_unlock(&port->mutex);
+	if (!pe)
+		return -ENOENT;
+	return gpuar_uarg_out(&ps, sizeof(ps), uarg, usize);
+}
+
+static const char *const gpuar_outcome_names[GPUAR_OUTCOME_COUNT] = {
+	[GPUAR_OUTCOME_IMMEDIATE] = "immediate",
+	[GPUAR_OUTCOME_EXACT] = "exact",
+	[GPUAR_OUTCOME_LATE] = "late",
+	[GPUAR_OUTCOME_FENCE] = "fence",
+	[GPUAR_OUTCOME_TIMEOUT] = "timeout",
+	[GPUAR_OUTCOME_CANCELLED] = "cancelled",
+};
+
+static void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
+{
+	struct gpuar_port_stats st = {};
+	int i;
+
+	gpuar_port_stats_fill(port, &st);
+	seq_printf(m, "record_version:\t%u\n", port->record_version);
+	seq_printf(m, "creator:\t%d\n", port->creator);
+	seq_printf(m, "pending:\t%llu\n", st.pending);
+	seq_printf(m, "queued:\t%llu\n", st.queued);
+	seq_printf(m, "lines:\t%llu\n", st.lines);
+	seq_printf(m, "points:\t%llu\n", st.points);
+	seq_printf(m, "submitted:\t%llu\n", st.submitted);
+	for (i = 1; i < GPUAR_OUTCOME_COUNT; i++)
+		seq_printf(m, "%s:\t%llu\n", gpuar_outcome_names[i],
+			   st.outcomes[i]);
+	seq_printf(m, "checks:\t%llu\n", st.checks);
+	seq_printf(m, "sleeps:\t%llu\n", st.sleeps);
+	seq_printf(m, "timer_fires:\t%llu\n", st.timer_fires);
+	seq_printf(m, "busy_read_checks:\t%llu\n", st.busy_read_checks);
+	seq_printf(m, "wakeup_latency_ns:\t%llu\n", st.wakeup_latency_ns);
+}
+
+void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	gpuar_port_show(m, file->private_data);
+}
+
+/* One line per point: key, samples, prediction, outcomes. */
+static void gpuar_port_show_points(struct seq_file *m,
+				   struct gpuar_port *port)
+{
+	u32 i;
+
+	mutex_lock(&port->mutex);
+	for (i = 0; i < port->points.cap; i++) {
+		struct gpuar_est_entry *pe = &port->points.slots[i];
+		u64 outcomes[GPUAR_OUTCOME_COUNT];
+		u64 samples, predicted = 0;
+		bool has;
+		int k;
+
+		if (!pe->used)
+			continue;
+		spin_lock_irq(&port->lock);
+		samples = pe->est.samples;
+		has = gpuar_est_predict(&pe->est, &predicted);
+		memcpy(outcomes, pe->outcomes, sizeof(outcomes));
+		spin_unlock_irq(&port->lock);
+		seq_printf(m, "point 0x%llx samples=%llu predicted_ns=%llu",
+			   pe->point, samples, has ? predicted : 0);
+		for (k = 1; k < GPUAR_OUTCOME_COUNT; k++)
+			seq_printf(m, " %s=%llu", gpuar_outcome_names[k],
+				   outcomes[k]);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&port->mutex);
+}
+
+static int gpuar_ports_show(struct seq_file *m, void *unused)
+{
+	struct gpuar_port *port;
+
+	mutex_lock(&gpuar_ports_lock);
+	list_for_each_entry(port, &gpuar_ports, global) {
+		seq_printf(m, "port %p\n", port);
+		gpuar_port_show(m, port);
+		gpuar_port_show_points(m, port);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&gpuar_ports_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuar_ports);
+
+void gpuar_debugfs_init(void)
+{
+	gpuar_debugfs_dir = debugfs_create_dir("gpuar", NULL);
+	debugfs_create_file("ports", 0400, gpuar_debugfs_dir, NULL,
+			    &gpuar_ports_fops);
+}
+
+void gpuar_debugfs_exit(void)
+{
+	debugfs_remove_recursive(gpuar_debugfs_dir);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Ports per user. Each user (real uid, as RLIMIT_NPROC counts) has a small
+ * counted entry while it holds ports; creating a port past max_ports fails
+ * with EMFILE. Entries live in a list under one mutex: port creation and
+ * release are rare and sleepable.
+ */
+#include <linux/cred.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+
+#include "params.h"
+#include "port.h"
+
+struct gpuar_user {
+	struct list_head node;
+	kuid_t uid;
+	unsigned int ports;
+};
+
+static LIST_HEAD(gpuar_users);
+static DEFINE_MUTEX(gpuar_users_lock);
+
+struct gpuar_user *gpuar_user_get(void)
+{
+	kuid_t uid = current_uid();
+	struct gpuar_user *u;
+
+	mutex_lock(&gpuar_users_lock);
+	list_for_each_entry(u, &gpuar_users, node) {
+		if (uid_eq(u->uid, uid))
+			goto found;
+	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u) {
+		u = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	u->uid = uid;
+	list_add(&u->node, &gpuar_users);
+found:
+	if (u->ports >= READ_ONCE(gpuar_max_ports)) {
+		if (!u->ports) {
+			list_del(&u->node);
+			kfree(u);
+		}
+		u = ERR_PTR(-EMFILE);
+		goto out;
+	}
+	u->ports++;
+out:
+	mutex_unlock(&gpuar_users_lock);
+	return u;
+}
+
+void gpuar_user_put(struct gpuar_user *u)
+{
+	mutex_lock(&gpuar_users_lock);
+	if (!--u->ports) {
+		list_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&gpuar_users_lock);
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Word waits: the design's wait driver with the kernel as the waiter.
+ *
+ * Submit checks the word once (done: immediate). Otherwise, if the point's
+ * estimator gives a sleep, the wait's first timer check is at start +
+ * sleep (done there: late); after that it is checked every interval (the
+ * plan's park_ns, or the poll interval, never below the module's floor)
+ * until done (exact) or until its backstop (timeout, -ETIME). Exact and
+ * late outcomes train the point's estimator.
+ *
+ * One hrtimer per port drives every word wait of the port: pending waits
+ * sit in an rbtree ordered by their next check, the timer is armed at the
+ * earliest, and one firing checks at most checks_per_fire due waits before
+ * re-arming, so many waits never mean many timers and a firing's cost is
+ * bounded. The timer callback runs in hard IRQ context (softirq on RT),
+ * takes the port lock and reads words through the pinned pages' kernel
+ * mapping; nothing in it sleeps.
+ */
+#include <linux/hrtimer.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+
+#include "../core/line.h"
+#include "../core/plan.h"
+#include "compat.h"
+#include "params.h"
+#include "port.h"
+#include "gpuar_trace.h"
+#include "uarg.h"
+
+static u64 gpuar_check_floor_ns(void)
+{
+	return max_t(u64, GPUAR_PARAM(check_floor_us) * NSEC_PER_USEC,
+		     NSEC_PER_USEC);
+}
+
+u64 gpuar_word_interval(const struct gpuar_plan *plan)
+{
+	u64 iv = plan->park == GPUAR_PARK_FLAG ? plan->park_ns :
+		 GPUAR_PARAM(poll_interval_us) * NSEC_PER_USEC;
+
+	return max(iv, gpuar_check_floor_ns());
+}
+
+static u64 gpuar_word_backstop(const struct gpuar_plan *plan)
+{
+	if (plan->park == GPUAR_PARK_FLAG && plan->backstop_ns)
+		return plan->backstop_ns;
+	return max_t(u64, GPUAR_PARAM(poll_backstop_us) * NSEC_PER_USEC,
+		     NSEC_PER_USEC);
+}
+
+void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+{
+	struct rb_node **link = &port->timeq.rb_root.rb_node, *parent = NULL;
+	bool leftmost = true;
+
+	while (*link) {
+		struct gpuar_wait *e;
+
+		parent = *link;
+		e = rb_entry(parent, struct gpuar_wait, tnode);
+		if (w->next_ns < e->next_ns) {
+			link = &parent->rb_left;
+		} else {
+			link = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&w->tnode, parent, link);
+	rb_insert_color_cached(&w->tnode, &port->timeq, leftmost);
+}
+
+void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+{
+	if (RB_EMPTY_NODE(&w->tnode))
+		return;
+	rb_erase_cached(&w->tnode, &port->timeq);
+	RB_CLEAR_NODE(&w->tnode);
+}
+
+/*
+ * Arm the port's timer at @when unless it is armed earlier already.
+ * hrtimer_start() never waits for a running callback, so this is safe
+ * under the port lock (hrtimer_cancel() is not).
+ */
+void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
+{
+	if (when >= port->armed_ns)
+		return;
+	port->armed_ns = when;
+	hrtimer_start(&port->timer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+}
+
+/*
+ * One check of @w at @now, port lock held. Ends the wait (true) when the
+ * word reached its target or the backstop passed; otherwise moves it from
+ * its sleep to its checking phase. The caller requeues a wait still
+ * pending.
+ */
+bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 now, bool by_reader)
+{
+	u64 word = gpuar_word_load(&w->line->words[w->slot]);
+	u64 since = now > w->start_ns ? now - w->start_ns : 0;
+	u8 outcome;
+
+	w->checks++;
+	port->cnt.checks++;
+	if (by_reader)
+		port->cnt.busy_read_checks++;
+	trace_gpuar_check(port, w, word, now);
+	if (gpuar_reached(word, w->target)) {
+		if (w->phase == GPUAR_PHASE_SLEEP) {
+			outcome = GPUAR_OUTCOME_LATE;
+			w->rec.slept_ns = now - w->submit_ns;
+			gpuar_est_late(&w->pe->est, since);
+		} else {
+			outcome = GPUAR_OUTCOME_EXACT;
+			gpuar_est_exact(&w->pe->est, since);
+		}
+		gpuar_wait_complete_locked(port, w, outcome, 0, now, word);
+		return true;
+	}
+	if (now >= w->backstop_ns) {
+		gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_TIMEOUT,
+					   -ETIME, now, word);
+		return true;
+	}
+	if (w->phase == GPUAR_PHASE_SLEEP) {
+		w->phase = GPUAR_PHASE_PARK;
+		w->rec.slept_ns = now - w->submit_ns;
+	}
+	return false;
+}
+
+/* Reschedule a wait that is still pending after a check at @now. */
+static void gpuar_word_requeue_locked(struct gpuar_port *port,
+				      struct gpuar_wait *w, u64 now)
+{
+	gpuar_word_unqueue_locked(port, w);
+	w->next_ns = min(now + w->interval_ns, w->backstop_ns);
+	gpuar_word_enqueue_locked(port, w);
+}
+
+static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
+{
+	struct gpuar_port *port = container_of(timer, struct gpuar_port, timer);
+	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
+	u64 now = gpuar_now_ns();
+	struct rb_node *first;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	port->armed_ns = U64_MAX;
+	port->cnt.timer_fires++;
+	while ((first = rb_first_cached(&port->timeq))) {
+		struct gpuar_wait *w = rb_entry(first, struct gpuar_wait, tnode);
+
+		if (w->next_ns > now)
+			break;
+		if (!budget) {
+			/*
+			 * Over the cap: let the CPU go for at least as long
+			 * as this firing took (and the floor), so checks
+			 * never take more than half a CPU in IRQ context.
+			 */
+			u64 end = gpuar_now_ns();
+
+			gpuar_word_arm_locked(port, end +
+					      max(end - now,
+						  gpuar_check_floor_ns()));
+			goto out;
+		}
+		budget--;
+		if (!gpuar_word_check_locked(port, w, now, false))
+			gpuar_word_requeue_locked(port, w, now);
+	}
+	if (first)
+		gpuar_word_arm_locked(port, rb_entry(first, struct gpuar_wait,
+						     tnode)->next_ns);
+out:
+	spin_unlock_irqrestore(&port->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+void gpuar_word_timer_init(struct gpuar_port *port)
+{
+	gpuar_hrtimer_setup(&port->timer, gpuar_word_timer_fn, CLOCK_MONOTONIC,
+			    HRTIMER_MODE_ABS);
+}
+
+/* ------------------------------------------------------------ submit */
+
+/* Waits committed per hold of the port lock. */
+#define GPUAR_COMMIT_CHUNK 64
+
+static int gpuar_word_entry_check(const struct gpuar_word_wait *e, u64 now)
+{
+	if (e->flags || e->pad || e->slot >= GPUAR_LINE_SLOTS)
+		return -EINVAL;
+	if (gpuar_plan_check(&e->plan) != GPUAR_PLAN_OK)
+		return -EINVAL;
+	/* block is the vendor's blocking wait: userspace's job. */
+	if (e->plan.park == GPUAR_PARK_BLOCK)
+		return -EINVAL;
+	if (e->start_ns > now)
+		return -EINVAL;
+	return 0;
+}
+
+static int gpuar_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Would the batch's new points overflow the port's table? port->mutex
+ * held: the table's shape changes only under it, so this stays true until
+ * the commit.
+ */
+static int gpuar_word_points_fit(struct gpuar_port *port,
+				 const struct gpuar_word_wait *e, u32 count)
+{
+	u64 *fresh;
+	u32 i, n = 0, unique = 0;
+
+	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	for (i = 0; i < count; i++)
+		if (!gpuar_est_table_find(&port->points, e[i].point))
+			fresh[n++] = e[i].point;
+	sort(fresh, n, sizeof(*fresh), gpuar_u64_cmp, NULL);
+	for (i = 0; i < n; i++)
+		if (!i || fresh[i] != fresh[i - 1])
+			unique++;
+	kvfree(fresh);
+	return port->points.used + unique > port->points.limit ? -ENOSPC : 0;
+}
+
+/* Commit one validated entry; port->mutex and port->lock held. */
+static void gpuar_word_commit_locked(struct gpuar_port *port,
+				     struct gpuar_wait *w,
+				     const struct gpuar_word_wait *e,
+				     struct gpuar_line *line, u64 now)
+{
+	u64 word, sleep;
+
+	w->port = port;
+	w->source = GPUAR_SOURCE_WORD;
+	w->state = GPUAR_WAIT_PENDING;
+	w->user_data = e->user_data;
+	w->start_ns = e->start_ns ?: now;
+	w->submit_ns = now;
+	w->line = line;
+	w->slot = e->slot;
+	w->target = e->target;
+	w->plan = e->plan;
+	w->rec.point = e->point;
+	w->pe = gpuar_est_table_get(&port->points, e->point,
+				    e->plan.window ?: 1);
+	if (gpuar_plan_predicts(&e->plan) &&
+	    w->pe->est.window != e->plan.window)
+		gpuar_est_set_window(&w->pe->est, e->plan.window);
+	RB_CLEAR_NODE(&w->tnode);
+	line->waits++;
+	port->npending++;
+	port->cnt.submitted++;
+	list_add_tail(&w->node, &port->pending);
+	trace_gpuar_submit(port, w);
+
+	word = gpuar_word_load(&line->words[w->slot]);
+	w->checks = 1;
+	port->cnt.checks++;
+	if (gpuar_reached(word, w->target)) {
+		gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_IMMEDIATE, 0,
+					   now, word);
+		return;
+	}
+
+	w->interval_ns = gpuar_word_interval(&w->plan);
+	w->backstop_ns = now + gpuar_word_backstop(&w->plan);
+	sleep = gpuar_est_sleep_ns(&w->pe->est, &w->plan);
+	if (sleep && w->start_ns + sleep > now) {
+		w->phase = GPUAR_PHASE_SLEEP;
+		w->next_ns = w->start_ns + sleep;
+		w->early_ns = w->start_ns +
+			gpuar_est_early_wake_ns(sleep,
+						gpuar_wakelat_quantile(&port->wakelat));
+		port->cnt.sleeps++;
+	} else {
+		w->phase = GPUAR_PHASE_PARK;
+		w->next_ns = now + w->interval_ns;
+	}
+	w->next_ns = min(w->next_ns, w->backstop_ns);
+	gpuar_word_enqueue_locked(port, w);
+	gpuar_word_arm_locked(port, w->next_ns);
+}
+
+static int gpuar_word_read_entries(const struct gpuar_submit *s,
+				   struct gpuar_word_wait *e, u32 *bad)
+{
+	const char __user *src = u64_to_user_ptr(s->entries);
+	u64 now = gpuar_now_ns();
+	u32 i;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		*bad = i;
+		ret = copy_struct_from_user(&e[i], sizeof(e[i]),
+					    src + (size_t)i * s->entry_size,
+					    s->entry_size);
+		if (ret)
+			return ret;
+		ret = gpuar_word_entry_check(&e[i], now);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Validate the batch header; the entry count and size bounds. */
+int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry)
+{
+	if (s->flags || s->pad)
+		return -EINVAL;
+	if (s->entry_size < min_entry || s->entry_size > PAGE_SIZE)
+		return -EINVAL;
+	if (s->count > READ_ONCE(gpuar_max_waits))
+		return -E2BIG;
+	return 0;
+}
+
+long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
+{
+	struct gpuar_line **lines = NULL;
+	struct gpuar_wait **waits = NULL;
+	struct gpuar_word_wait *e = NULL;
+	struct gpuar_submit s;
+	u32 usize, i, bad;
+	u64 now;
+	int ret;
+
+	ret = gpuar_uarg_in(&s, sizeof(s), GPUAR_SUBMIT_SIZE_VER1, uarg, &usize);
+	if (ret)
+		return ret;
+	bad = s.count;
+	if (current->mm != port->mm)
+		return -EPERM;
+	ret = gpuar_submit_header(&s, GPUAR_WORD_WAIT_SIZE_VER1);
+	if (ret)
+		goto fail;
+	if (!s.count)
+		return 0;
+
+	ret = -ENOMEM;
+	e = kvmalloc_array(s.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
+	lines = kvmalloc_array(s.count, sizeof(*lines), GFP_KERNEL_ACCOUNT);
+	waits = kvcalloc(s.count, sizeof(*waits), GFP_KERNEL_ACCOUNT);
+	if (!e || !lines || !waits)
+		goto fail;
+	ret = gpuar_word_read_entries(&s, e, &bad);
+	if (ret)
+		goto fail;
+	bad = s.count;
+	ret = -ENOMEM;
+	for (i = 0; i < s.count; i++) {
+		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
+		if (!waits[i])
+			goto fail;
+		kref_init(&waits[i]->ref);
+	}
+
+	mutex_lock(&port->mutex);
+	for (i = 0; i < s.count; i++) {
+		lines[i] = xa_load(&port->lines, e[i].line);
+		if (!lines[i]) {
+			bad = i;
+			ret = -ENOENT;
+			goto fail_unlock;
+		}
+	}
+	bad = s.count;
+	ret = gpuar_word_points_fit(port, e, s.count);
+	if (ret)
+		goto fail_unlock;
+
+	spin_lock_irq(&port->lock);
+	if (port->npending + port->nqueued + s.count >
+	    READ_ONCE(gpuar_max_waits)) {
+		spin_unlock_irq(&port->lock);
+		ret = -ENOSPC;
+		goto fail_unlock;
+	}
+	/*
+	 * Room is ours: only submitters (serialised by the mutex) add
+	 * waits. Commit in chunks so a large batch never keeps interrupts
+	 * off for long.
+	 */
+	for (i = 0; i < s.count; i++) {
+		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
+			spin_unlock_irq(&port->lock);
+			cond_resched();
+			spin_lock_irq(&port->lock);
+		}
+		now = gpuar_now_ns();
+		gpuar_word_commit_locked(port, waits[i], &e[i], lines[i], now);
+	}
+	spin_unlock_irq(&port->lock);
+	mutex_unlock(&port->mutex);
+
+	kvfree(waits);
+	kvfree(lines);
+	kvfree(e);
+	return s.count;
+
+fail_unlock:
+	mutex_unlock(&port->mutex);
+fail:
+	if (waits)
+		for (i = 0; i < s.count; i++)
+			kfree(waits[i]);
+	kvfree(waits);
+	kvfree(lines);
+	kvfree(e);
+	s.error_index = bad;
+	if (gpuar_uarg_out(&s, sizeof(s), uarg, usize))
+		return -EFAULT;
+	return ret;
+}
