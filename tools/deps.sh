@@ -14,6 +14,7 @@ pkgs=(
 	# build
 	build-essential pkg-config clang llvm lld libfuzzer-14-dev libclang-rt-14-dev
 	bc bison flex libelf-dev libssl-dev dwarves pahole cpio xz-utils zstd kmod rsync
+	util-linux binutils
 	# userspace dependencies
 	check liburing-dev libdrm-dev libuv1-dev
 	# HIP declarations are checked against these headers (ROCm 5.2)

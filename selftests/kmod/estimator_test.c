@@ -157,17 +157,24 @@ TEST_F(port, late_wake_never_raises_prediction)
 	EXPECT_GE(a.predicted_ns, b.predicted_ns);
 }
 
-/* Window 1: only the last sample counts, so a slower run raises it. */
+/*
+ * Window 1: only the last sample counts, so a slower run raises it. The
+ * second run is 40 ms longer than the first one *measured* (a stall under
+ * TCG can stretch the first residual well past its 10 ms of work), so the
+ * sleep on the first prediction always ends before the store: exact.
+ */
 TEST_F(port, window_forgets_old_samples)
 {
 	struct gpuar_point_stats a, b;
 	struct gpuar_record r;
+	unsigned int slower_ms;
 
 	ASSERT_EQ(0, one_wait(self->port, self->lines, self->line, 11, 1, 10,
 			      1, &r));
 	ASSERT_EQ(0, point_stats(self->port, 11, &a));
-	ASSERT_EQ(0, one_wait(self->port, self->lines, self->line, 11, 2, 40,
-			      1, &r));
+	slower_ms = (unsigned int)(a.predicted_ns / 1000000) + 40;
+	ASSERT_EQ(0, one_wait(self->port, self->lines, self->line, 11, 2,
+			      slower_ms, 1, &r));
 	ASSERT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
 	ASSERT_EQ(0, point_stats(self->port, 11, &b));
 	EXPECT_LT(a.predicted_ns, b.predicted_ns);

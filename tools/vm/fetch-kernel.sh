@@ -32,6 +32,13 @@ flock 9
 
 [[ $suite == system ]] || vm_apt_init "$suite"
 image_pkg=$(vm_apt_depends "$suite" linux-image-amd64 '^linux-image-[0-9]' | head -1)
+# A fresh machine whose packages were all present never ran apt-get
+# update (make deps skips it then): its lists may be empty.
+if [[ -z $image_pkg && $suite == system ]]; then
+	vm_log "the machine's apt lists know no linux-image-amd64: apt-get update"
+	apt-get -q update >&2 || vm_die "apt-get update failed"
+	image_pkg=$(vm_apt_depends "$suite" linux-image-amd64 '^linux-image-[0-9]' | head -1)
+fi
 [[ -n $image_pkg ]] || vm_die "linux-image-amd64 in $suite depends on no kernel image"
 kver=${image_pkg#linux-image-}
 
