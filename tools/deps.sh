@@ -6,8 +6,8 @@
 # once (only when something is missing). Not root: prints the exact
 # apt-get line and fails.
 #
-# Kernels of the test matrix that come from backports suites are fetched by
-# tools/vm/ with a private apt list, not here.
+# The kernels the VMs boot are not installed here: tools/vm/ downloads and
+# unpacks them into the cache (backports through a private apt list).
 set -euo pipefail
 
 pkgs=(
@@ -21,8 +21,8 @@ pkgs=(
 	libamdhip64-dev
 	# kernel module build, lint and packaging
 	linux-headers-amd64 linux-source sparse dkms
-	# VM test runner
-	linux-image-amd64 qemu-system-x86 busybox-static debootstrap
+	# VM test runner (the kernels themselves: tools/vm/fetch-kernel.sh)
+	qemu-system-x86 busybox-static debootstrap
 	# benchmark plots
 	gnuplot-nox
 )
