@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static int xioctl(int fd, unsigned long req, void *arg)
@@ -83,6 +84,34 @@ static int k_cancel(struct gpuar_port *port, u64 user_data)
 	return xioctl(port->fd, GPUAR_IOC_CANCEL, &c);
 }
 
+/*
+ * A read that never blocks, whatever the port fd's O_NONBLOCK (the
+ * caller's choice, GPUAR_PORT_NONBLOCK): RWF_NOWAIT, which the module
+ * honours (FMODE_NOWAIT). A plain read() on a blocking port fd would sleep
+ * past the reaper's deadline, forever for a zero timeout with nothing
+ * queued. Where RWF_NOWAIT is refused, read() only when poll says
+ * readable now.
+ */
+static ssize_t read_nowait(int fd, void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	ssize_t n;
+
+	do {
+		n = preadv2(fd, &iov, 1, -1, RWF_NOWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n >= 0 || errno != EOPNOTSUPP)
+		return n;
+	if (gpuar_fd_wait_readable(fd, 0) <= 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	do {
+		n = read(fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	return n;
+}
+
 static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 		  u32 max, int64_t timeout_ns)
 {
@@ -103,10 +132,7 @@ static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 			if (ret == 0)
 				return -ETIME;
 		}
-		do {
-			n = read(port->fd, records,
-				 (size_t)max * sizeof(*records));
-		} while (n < 0 && errno == EINTR);
+		n = read_nowait(port->fd, records, (size_t)max * sizeof(*records));
 		if (n > 0)
 			return (int)((size_t)n / sizeof(*records));
 		if (n == 0)

@@ -323,12 +323,17 @@ static int u_submit_word(struct gpuar_port *port,
 			*error_index = i;
 			goto out;
 		}
-		if (new_point(u, waits, i) &&
-		    u->tab.used + ++new_points > u->tab.limit) {
-			ret = -ENOSPC;
-			*error_index = i;
-			goto out;
-		}
+		if (new_point(u, waits, i))
+			new_points++;
+	}
+	/*
+	 * As the module: the limits refuse the batch as a whole (error_index
+	 * = count), and only once every entry has been found valid.
+	 */
+	if (u->tab.used + new_points > u->tab.limit) {
+		ret = -ENOSPC;
+		*error_index = count;
+		goto out;
 	}
 	if ((u64)u->npend + u->qlen + count > u->max_waits) {
 		ret = -ENOSPC;

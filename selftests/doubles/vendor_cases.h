@@ -30,6 +30,7 @@
 #include <gpuar/vendor.h>
 
 #include "unit.h"
+#include "unit_tap.h"
 
 #define MS 1000000ull
 #define REAP_TIMEOUT_NS ((int64_t)10000 * (int64_t)MS)	/* a hang, not a slow run */
@@ -276,15 +277,25 @@ START_TEST(eight_streams_on_one_line)
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
 	bool seen[GPUAR_LINE_SLOTS] = { false };
 	uint32_t pos[GPUAR_LINE_SLOTS];
+	struct gpuar_vendor_line *gate;
 
+	/*
+	 * Every stream first waits on a gate word the CPU opens once all are
+	 * queued, so their work starts together however slowly the queueing
+	 * runs (TCG, a debug kernel): only the work's length orders them.
+	 */
+	ck_assert_msg(V->line_alloc(vb, vport, &gate, &vdiag) == 0, "%s",
+		      vdiag.message);
 	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++)
 		s[i] = V->stream_new(0);
 	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++) {
+		ck_assert_int_eq(V->wait_word(gate, 0, s[i], 1, &vdiag), 0);
 		/* slot 0 has the longest work (45 ms), slot 7 the shortest */
 		V->work(s[i], (uint64_t)(45 - 5 * i) * MS);
 		ck_assert_msg(V->await(vline, i, s[i], &plan, 1, 100 + i, NULL,
 				       &vdiag) == 0, "%s", vdiag.message);
 	}
+	__atomic_store_n(&gpuar_vendor_line_words(gate)[0], 1, __ATOMIC_RELEASE);
 	for (uint32_t n = 0; n < GPUAR_LINE_SLOTS; n++) {
 		struct gpuar_vendor_completion c = vt_reap_one(vb);
 		uint32_t i = (uint32_t)(c.record.user_data - 100);
@@ -298,6 +309,8 @@ START_TEST(eight_streams_on_one_line)
 	}
 	/* 35 ms apart: the shortest work is reaped before the longest */
 	ck_assert_uint_lt(pos[GPUAR_LINE_SLOTS - 1], pos[0]);
+	/* The line goes first: it may still ask its streams (as any line). */
+	ck_assert_int_eq(V->line_free(gate, 1000 * MS, &vdiag), 0);
 	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++)
 		V->stream_free(s[i]);
 }

@@ -7,9 +7,13 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "unit_tap.h"
+
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +40,81 @@ static bool user_engine(struct gpuar_port *p)
 	return gpuar_port_engine(p) == GPUAR_ENGINE_USER;
 }
 
+/*
+ * The user engine takes its limits and default backstop as port options;
+ * the module as its parameters (of the same names), which the tests set
+ * through sysfs for the kernel engine, so both engines run the same
+ * script. Every kernel-engine open sets all of them (an option left 0: the
+ * value the module had when the suite started), so no test inherits
+ * another's; main() restores them at the end.
+ */
+#define KPARAM_DIR "/sys/module/gpuar/parameters/"
+
+static const char *const kparam_names[] = {
+	"max_lines", "max_waits", "max_points", "poll_backstop_us",
+};
+static uint64_t kparam_saved[4];
+static bool kparam_have;
+
+static bool kparam_read(const char *name, uint64_t *v)
+{
+	char path[128];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), KPARAM_DIR "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%" SCNu64, v) == 1;
+	fclose(f);
+	return ok;
+}
+
+static bool kparam_write(const char *name, uint64_t v)
+{
+	char path[128];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), KPARAM_DIR "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	ok = fprintf(f, "%" PRIu64, v) > 0;
+	ok = !fclose(f) && ok;
+	return ok;
+}
+
+static void kparams_save(void)
+{
+	kparam_have = true;
+	for (size_t i = 0; i < 4; i++)
+		kparam_have = kparam_have &&
+			      kparam_read(kparam_names[i], &kparam_saved[i]);
+}
+
+static void kparams_restore(void)
+{
+	for (size_t i = 0; kparam_have && i < 4; i++)
+		kparam_write(kparam_names[i], kparam_saved[i]);
+}
+
+static void kparams_apply(const struct gpuar_port_options *o)
+{
+	const uint64_t want[4] = {
+		o->max_lines, o->max_waits, o->max_points,
+		o->poll_backstop_ns / 1000,
+	};
+
+	if (!kparam_have)
+		return;		/* no module loaded: nothing to mirror */
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_msg(kparam_write(kparam_names[i],
+					   want[i] ? want[i] : kparam_saved[i]),
+			      "cannot set the module's %s", kparam_names[i]);
+}
+
 static struct gpuar_port *open_opts(struct gpuar_port_options *o)
 {
 	struct gpuar_port *p = NULL;
@@ -44,6 +123,8 @@ static struct gpuar_port *open_opts(struct gpuar_port_options *o)
 	o->engine = test_engine();
 	if (o->engine == GPUAR_ENGINE_KERNEL)
 		o->flags |= GPUAR_PORT_STRICT;
+	if (o->engine != GPUAR_ENGINE_USER)
+		kparams_apply(o);
 	ck_assert_msg(gpuar_port_open(&p, o, &err) == 0, "%s", err.message);
 	return p;
 }
@@ -207,10 +288,6 @@ START_TEST(line_limit_gives_enospc)
 	struct gpuar_port *p = open_opts(&o);
 	struct gpuar_line *l[3];
 
-	if (!user_engine(p)) {
-		gpuar_port_close(p);
-		return;	/* the module's limit is a module parameter */
-	}
 	ck_assert_int_eq(gpuar_line_alloc(p, &l[0]), 0);
 	ck_assert_int_eq(gpuar_line_alloc(p, &l[1]), 0);
 	ck_assert_int_eq(gpuar_line_alloc(p, &l[2]), -ENOSPC);
@@ -471,10 +548,6 @@ START_TEST(wait_limit_gives_enospc)
 	struct gpuar_record rec;
 	uint32_t idx;
 
-	if (!user_engine(p)) {
-		gpuar_port_close(p);
-		return;	/* the module's limit is a module parameter */
-	}
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
 	gpuar_line_words(l)[1] = 1;
 	w[0] = word_wait(l, 0, 1, 1, "poll");
@@ -500,10 +573,6 @@ START_TEST(batch_above_wait_limit_is_e2big)
 	struct gpuar_word_wait w[3];
 	uint32_t idx;
 
-	if (!user_engine(p)) {
-		gpuar_port_close(p);
-		return;
-	}
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
 	for (int i = 0; i < 3; i++)
 		w[i] = word_wait(l, 0, 1, 1, "poll");
@@ -523,10 +592,6 @@ START_TEST(poll_wait_times_out_at_the_default_backstop)
 	struct gpuar_word_wait w;
 	struct gpuar_record rec;
 
-	if (!user_engine(p)) {
-		gpuar_port_close(p);
-		return;	/* the module's default is a module parameter */
-	}
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
 	w = word_wait(l, 0, 1, 1, _i ? "flag:park_us=100,backstop_us=0" : "poll");
 	submit1(p, &w);
@@ -544,20 +609,23 @@ START_TEST(point_limit_gives_enospc)
 	struct gpuar_port_options o = { .max_points = 1 };
 	struct gpuar_port *p = open_opts(&o);
 	struct gpuar_line *l;
-	struct gpuar_word_wait w[2];
+	struct gpuar_word_wait w[3];
 	uint32_t idx;
 
-	if (!user_engine(p)) {
-		gpuar_port_close(p);
-		return;
-	}
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
 	gpuar_line_words(l)[0] = 1;
 	w[0] = word_wait(l, 0, 1, 1, "poll");
 	w[1] = w[0];
 	w[1].point = 8;
+	/* A limit refuses the batch as a whole: error_index is the count. */
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 2, &idx), -ENOSPC);
-	ck_assert_uint_eq(idx, 1);
+	ck_assert_uint_eq(idx, 2);
+	/* Every entry is validated first: a bad one after the overflowing
+	 * point is named, not the limit. */
+	w[2] = w[0];
+	w[2].slot = GPUAR_LINE_SLOTS;
+	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 3, &idx), -EINVAL);
+	ck_assert_uint_eq(idx, 2);
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 1, &idx), 1);
 	gpuar_port_close(p);
 }
@@ -851,9 +919,11 @@ int main(void)
 {
 	Suite *s = suite_create("lib_port");
 	TCase *open = tcase_create("open"), *t = tcase_create("port");
-	SRunner *sr;
-	int failed;
+	struct unit_skips skips = { 0 };
+	int ret;
 
+	if (test_engine() != GPUAR_ENGINE_USER)
+		kparams_save();
 	tcase_add_test(open, open_user_engine_reports_user);
 	tcase_add_test(open, open_auto_without_module_falls_back_with_warning);
 	tcase_add_loop_test(open, open_strict_without_module_is_refused, 0, 2);
@@ -888,9 +958,7 @@ int main(void)
 	tcase_add_test(t, null_arguments_are_refused);
 	tcase_add_test(t, close_with_pending_waits_frees_everything);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	ret = unit_run_tap(s, &skips);
+	kparams_restore();
+	return ret;
 }

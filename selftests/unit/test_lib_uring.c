@@ -2,13 +2,18 @@
 /*
  * libgpuar's io_uring host: records read with IORING_OP_READ from an fd
  * that yields whole records (a pipe here, the module's port in the VMs),
- * and the port's records through the host. Skipped, with the reason, where
- * io_uring does not work.
+ * and the port's records through the host, on the engine GPUAR_TEST_ENGINE
+ * names (user, the default, or kernel: the module's port in the VMs, read
+ * with the multishot read where the kernel has it, 6.7+). Skipped, with
+ * the reason, where io_uring does not work.
  */
 #include <gpuar/gpuar.h>
 
+#include "unit_tap.h"
+
 #include <check.h>
 #include <errno.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +30,40 @@ static bool have_uring(void)
 	return false;
 }
 
-static struct gpuar_port *user_port(void)
+static bool kernel_engine(void)
+{
+	const char *e = getenv("GPUAR_TEST_ENGINE");
+
+	return e && !strcmp(e, "kernel");
+}
+
+static struct gpuar_port *test_port(void)
 {
 	struct gpuar_port_options o = { .engine = GPUAR_ENGINE_USER };
 	struct gpuar_port *p;
+	struct gpuar_error err;
 
-	ck_assert_int_eq(gpuar_port_open(&p, &o, NULL), 0);
+	if (kernel_engine()) {
+		o.engine = GPUAR_ENGINE_KERNEL;
+		o.flags = GPUAR_PORT_STRICT;
+	}
+	ck_assert_msg(gpuar_port_open(&p, &o, &err) == 0, "%s", err.message);
 	return p;
+}
+
+/* The kernel's enum io_uring_op value (6.7), absent from liburing 2.3. */
+#define OP_READ_MULTISHOT 49
+
+static bool kernel_has_multishot_read(void)
+{
+	struct io_uring_probe *probe = io_uring_get_probe();
+	bool ok;
+
+	if (!probe)
+		return false;
+	ok = io_uring_opcode_supported(probe, OP_READ_MULTISHOT);
+	io_uring_free_probe(probe);
+	return ok;
 }
 
 START_TEST(read_fd_returns_whole_records)
@@ -187,20 +219,20 @@ START_TEST(read_fd_times_out_without_losing_later_records)
 }
 END_TEST
 
-START_TEST(host_reaps_a_user_port)
+/*
+ * A word wait reaped through the host: the user engine's epoll fd through
+ * POLL_ADD, the module's port through reads of whole records.
+ */
+START_TEST(host_reaps_the_ports_records)
 {
 	struct gpuar_uring_host_stats st;
 	struct gpuar_soft_producer *prod;
 	struct gpuar_uring_host *h;
-	struct gpuar_port *p = user_port();
+	struct gpuar_port *p = test_port();
 	struct gpuar_word_wait w = { .user_data = 8, .target = 1 };
 	struct gpuar_record rec;
 	struct gpuar_line *l;
 
-	if (!have_uring()) {
-		gpuar_port_close(p);
-		return;
-	}
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
 	ck_assert_int_eq(gpuar_plan_from_text("poll", &w.plan, NULL), 0);
@@ -213,8 +245,76 @@ START_TEST(host_reaps_a_user_port)
 	ck_assert_uint_eq(rec.user_data, 8);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	gpuar_uring_host_stats(h, &st);
-	ck_assert_uint_ge(st.polls, 1);
+	if (gpuar_port_engine(p) == GPUAR_ENGINE_USER)
+		ck_assert_uint_ge(st.polls, 1);
+	else
+		ck_assert_uint_ge(st.reads, 1);
+	ck_assert_uint_eq(st.fallbacks, 0);
 	ck_assert_uint_eq(st.records, 1);
+	gpuar_uring_host_free(h);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * The module's port on 6.7+: one multishot read armed once delivers
+ * records of waits completing one after another, in order, and a burst of
+ * immediate completions, without a fallback.
+ */
+START_TEST(kernel_port_uses_one_multishot_read)
+{
+	struct gpuar_uring_host_stats st;
+	struct gpuar_soft_producer *prod;
+	struct gpuar_uring_host *h;
+	struct gpuar_port *p = test_port();
+	struct gpuar_word_wait w[8];
+	struct gpuar_record rec[8];
+	struct gpuar_line *l;
+	int i, got;
+
+	ck_assert_int_eq(gpuar_port_engine(p), GPUAR_ENGINE_KERNEL);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 8; i++) {
+		w[i].target = 1;
+		w[i].line = gpuar_line_id(l);
+		ck_assert_int_eq(gpuar_plan_from_text("poll", &w[i].plan, NULL), 0);
+	}
+	/* Stores 10 ms apart: three records, one at a time. */
+	for (i = 0; i < 3; i++) {
+		w[i].user_data = 10 + (uint64_t)i;
+		w[i].slot = (uint32_t)i;
+		gpuar_soft_store_after(prod, &gpuar_line_words(l)[i], 1,
+				       (uint64_t)(10 + 10 * i) * MS);
+	}
+	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 3, NULL), 3);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(gpuar_uring_host_reap(h, &rec[i], 1, 2000 * MS), 1);
+		ck_assert_uint_eq(rec[i].user_data, 10 + (uint64_t)i);
+	}
+	/* Already reached: five records queued at once, reaped in order. */
+	for (i = 0; i < 5; i++) {
+		w[i].user_data = 20 + (uint64_t)i;
+		w[i].slot = 3 + (uint32_t)i;
+		gpuar_line_words(l)[3 + i] = 1;
+	}
+	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 5, NULL), 5);
+	for (got = 0; got < 5;) {
+		int n = gpuar_uring_host_reap(h, rec + got, 8 - (uint32_t)got, 2000 * MS);
+
+		ck_assert_int_gt(n, 0);
+		got += n;
+	}
+	ck_assert_int_eq(got, 5);
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(rec[i].user_data, 20 + (uint64_t)i);
+	gpuar_uring_host_stats(h, &st);
+	ck_assert_uint_ge(st.multishot, 1);
+	ck_assert_uint_eq(st.fallbacks, 0);
+	ck_assert_uint_eq(st.records, 8);
 	gpuar_uring_host_free(h);
 	gpuar_soft_producer_free(prod);
 	gpuar_port_close(p);
@@ -225,20 +325,23 @@ int main(void)
 {
 	Suite *s = suite_create("lib_uring");
 	TCase *t = tcase_create("uring");
-	SRunner *sr;
-	int failed;
+	struct unit_skips skips = { 0 };
+	const char *no_uring = gpuar_caps_probe()->io_uring ? NULL :
+		"io_uring not usable on this machine";
+	const char *no_ms = no_uring;
 
+	if (!no_ms && !kernel_engine())
+		no_ms = "the multishot read is the kernel engine's (GPUAR_TEST_ENGINE=kernel)";
+	else if (!no_ms && !kernel_has_multishot_read())
+		no_ms = "this kernel has no IORING_OP_READ_MULTISHOT (6.7+): one read per call";
 	tcase_set_timeout(t, 30);
-	tcase_add_test(t, read_fd_returns_whole_records);
-	tcase_add_test(t, read_fd_times_out_without_losing_later_records);
-	tcase_add_test(t, records_beyond_max_wait_for_the_next_call);
-	tcase_add_test(t, second_fd_reads_one_shot);
-	tcase_add_test(t, slow_reader_gets_every_record_in_order);
-	tcase_add_test(t, host_reaps_a_user_port);
+	unit_add_or_skip(t, &skips, read_fd_returns_whole_records, no_uring);
+	unit_add_or_skip(t, &skips, read_fd_times_out_without_losing_later_records, no_uring);
+	unit_add_or_skip(t, &skips, records_beyond_max_wait_for_the_next_call, no_uring);
+	unit_add_or_skip(t, &skips, second_fd_reads_one_shot, no_uring);
+	unit_add_or_skip(t, &skips, slow_reader_gets_every_record_in_order, no_uring);
+	unit_add_or_skip(t, &skips, host_reaps_the_ports_records, no_uring);
+	unit_add_or_skip(t, &skips, kernel_port_uses_one_multishot_read, no_ms);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run_tap(s, &skips);
 }

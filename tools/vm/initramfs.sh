@@ -6,8 +6,11 @@
 # kernel's modules.dep, decompressed for busybox insmod), our modules and
 # the static test binaries in /tests.
 #
-#   initramfs.sh OUT.cpio.gz NAME MODDIR "WANTED..." "OWN_KO..." TESTS_DIR
+#   initramfs.sh OUT.cpio.gz NAME MODDIR "WANTED..." "OWN_KO..." TESTS_DIR [EXTRA_ROOT]
 #
+# TESTS_DIR may name several directories, separated by ':'. EXTRA_ROOT, if
+# given, is copied over the initramfs root (the library suites' binaries,
+# doubles and shared libraries, tools/vm/lib-tests.sh).
 # MODDIR is the kernel's /lib/modules/<ver> ("" when everything needed is
 # built in, as in the debug kernel). WANTED names modules of that kernel
 # (drm, vgem, ...); OWN_KO are paths of our .ko files, loaded last and
@@ -17,7 +20,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-out=$1 name=$2 moddir=$3 wanted=$4 own=$5 tests=$6
+out=$1 name=$2 moddir=$3 wanted=$4 own=$5 tests=$6 extra=${7:-}
 busybox=${BUSYBOX:-/bin/busybox}
 [[ -x $busybox ]] || vm_die "$busybox missing (apt-get install busybox-static)"
 # A dynamic busybox would find no libc in the guest.
@@ -94,14 +97,20 @@ for ko in $own; do
 done
 
 # VM_SUITES (names of test binaries) narrows the run to a subset.
-if [[ -n $tests && -d $tests ]]; then
-	for t in "$tests"/*; do
+IFS=: read -r -a test_dirs <<<"$tests"
+for dir in "${test_dirs[@]}"; do
+	[[ -n $dir && -d $dir ]] || continue
+	for t in "$dir"/*; do
 		[[ -f $t && -x $t ]] || continue
 		if [[ -n ${VM_SUITES:-} && " $VM_SUITES " != *" ${t##*/} "* ]]; then
 			continue
 		fi
 		cp "$t" "$stage/tests/"
 	done
+done
+if [[ -n $extra ]]; then
+	[[ -d $extra ]] || vm_die "no directory $extra"
+	cp -r "$extra/." "$stage/"
 fi
 
 cat >"$stage/vm.conf" <<EOT

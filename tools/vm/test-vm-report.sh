@@ -141,5 +141,34 @@ ok 2 global.two
 gpuar-vm: test-end a_test rc=0
 $tail_ok"
 
+expect "markers carry the guest uptime (init's format)" 0 "vm k: 2 passed, 0 failed" <<<"$head_ok
+gpuar-vm: test-begin a_test uptime=4.27
+TAP version 13
+1..2
+ok 1 global.one
+ok 2 global.two
+gpuar-vm: test-end a_test rc=0 uptime=5.50
+$tail_ok"
+
+# A library suite (selftests/unit/unit_tap.h): Check's results, then skips.
+expect "a Check suite's TAP with skips passes" 0 "vm k: 3 passed, 0 failed" <<<"$head_ok
+gpuar-vm: test-begin lib_port_test uptime=1.00
+TAP version 13
+1..3
+ok 1 - selftests/unit/test_lib_port.c:port:a: Passed
+ok 2 - selftests/unit/test_lib_port.c:port:b: Passed
+ok 3 - line_limit_gives_enospc # SKIP the module's limit is its module parameter
+gpuar-vm: test-end lib_port_test rc=0 uptime=2.00
+$tail_ok"
+
+expect "a Check suite's failure fails the run" 1 "vm k: 1 passed, 1 failed" <<<"$head_ok
+gpuar-vm: test-begin lib_port_test uptime=1.00
+TAP version 13
+1..2
+ok 1 - selftests/unit/test_lib_port.c:port:a: Passed
+not ok 2 - selftests/unit/test_lib_port.c:port:b: Test timeout expired
+gpuar-vm: test-end lib_port_test rc=1 uptime=2.00
+$tail_ok"
+
 echo "vm-report: $((n - failed)) passed, $failed failed"
 ((failed == 0))
