@@ -5,16 +5,18 @@
  * busy polling (SO_BUSY_POLL, net.core.busy_read) serves a blocked reader.
  *
  * The reader sleeps on an hrtimer (schedule_hrtimeout, no slack) until the
- * earliest early-wake time of the port's sleeping word waits: the
+ * earliest early-wake time of the port's sleeping word waits (kept in
+ * their own queue, port->busyq, by early wake; a wait submitted while a
+ * reader sleeps with a later wake, or none, wakes it through busy_wq): the
  * estimator's sleep (which already stands the plan's margin before the
  * predicted completion) minus the port's measured wake-up latency. Woken by
  * that timer it records how late it runs (the wake-up latency sample) and
  * spins on the due words in process context: no lock held while spinning,
  * cond_resched() when the scheduler asks, stop on a signal, on a record, or
- * after the round's bound (the largest check interval of the words it
- * spins on). All rounds of one read() together spin at most busy_read_us;
- * after that the reader sleeps until a record arrives and the timer checks
- * carry on. A wait still ends only under the port lock, in
+ * after the round's bound (the predicted completion of the words it spins
+ * on plus their check interval). All rounds of one read() together spin
+ * at most busy_read_us; after that the reader sleeps until a record
+ * arrives and the timer checks carry on. A wait still ends only under the port lock, in
  * gpuar_word_check_locked(), whichever of timer or reader saw it first.
  *
  * Only blocking read() busy-reads; epoll and io_uring waiters are served
@@ -29,9 +31,8 @@
 #include "params.h"
 #include "port.h"
 
-/* Waits one round spins on, and timer-queue entries looked at to find them. */
+/* Waits one round spins on. */
 #define GPUAR_BUSY_WAITS 8
-#define GPUAR_BUSY_SCAN 32
 
 struct gpuar_busy_target {
 	struct gpuar_wait *w;
@@ -41,53 +42,84 @@ struct gpuar_busy_target {
 	bool live;
 };
 
-/* The earliest early-wake among sleeping, not yet spun word waits; 0: none. */
-static u64 gpuar_busy_next_locked(struct gpuar_port *port)
+static bool gpuar_busy_less(struct rb_node *a, const struct rb_node *b)
 {
-	struct rb_node *n = rb_first_cached(&port->timeq);
-	unsigned int scanned = 0;
-	u64 best = 0;
-
-	for (; n && scanned < GPUAR_BUSY_SCAN; n = rb_next(n), scanned++) {
-		struct gpuar_wait *w = rb_entry(n, struct gpuar_wait, tnode);
-
-		if (w->phase != GPUAR_PHASE_SLEEP || w->spun || !w->early_ns)
-			continue;
-		if (!best || w->early_ns < best)
-			best = w->early_ns;
-	}
-	return best;
+	return rb_entry(a, struct gpuar_wait, bnode)->early_ns <
+	       rb_entry(b, struct gpuar_wait, bnode)->early_ns;
 }
 
 /*
- * Take the due sleeping waits for one round: each gets its first check
- * now (late if already done) and, still pending, a reference for the spin.
+ * A sleeping word wait with an early wake joins the busy queue. If a
+ * reader is asleep in read() and would wake after this wait's early wake
+ * (or sleeps with no wake at all), wake it so it sleeps until this one.
+ */
+void gpuar_busy_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+{
+	rb_add_cached(&w->bnode, &port->busyq, gpuar_busy_less);
+	if (port->busy_sleepers && w->early_ns < port->busy_until) {
+		port->busy_until = w->early_ns;
+		wake_up(&port->busy_wq);
+	}
+}
+
+/*
+ * A reader took the wait, or it ended: no reader wakes for it any more. A
+ * wait the timer checked first stays queued, still pending, so a reader
+ * that wakes a little after the timer still spins on it.
+ */
+void gpuar_busy_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+{
+	if (RB_EMPTY_NODE(&w->bnode))
+		return;
+	rb_erase_cached(&w->bnode, &port->busyq);
+	RB_CLEAR_NODE(&w->bnode);
+}
+
+/*
+ * The wake-up latency to wake readers ahead by: the learned quantile,
+ * which gpuar_busy_record_wakelat() keeps samples of under the module's
+ * ceiling.
+ */
+u64 gpuar_busy_wakelat_locked(struct gpuar_port *port)
+{
+	return gpuar_wakelat_quantile(&port->wakelat);
+}
+
+/* The earliest early wake among pending word waits not yet spun; 0: none. */
+static u64 gpuar_busy_next_locked(struct gpuar_port *port)
+{
+	struct rb_node *n = rb_first_cached(&port->busyq);
+
+	return n ? rb_entry(n, struct gpuar_wait, bnode)->early_ns : 0;
+}
+
+/*
+ * Take the due waits for one round: each gets a check now (late if done
+ * in its sleep, exact if the timer saw it pending before) and, still
+ * pending, a reference for the spin. Each leaves the busy queue.
  */
 static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 				       struct gpuar_busy_target *t,
-				       u64 *round_ns)
+				       u64 *round_end)
 {
-	struct gpuar_wait *due[GPUAR_BUSY_WAITS];
-	unsigned int i, ndue = 0, n = 0, scanned = 0;
 	u64 now = gpuar_now_ns();
+	unsigned int n = 0, taken;
 	struct rb_node *node;
 
 	spin_lock_irq(&port->lock);
-	node = rb_first_cached(&port->timeq);
-	for (; node && scanned < GPUAR_BUSY_SCAN && ndue < GPUAR_BUSY_WAITS;
-	     node = rb_next(node), scanned++) {
-		struct gpuar_wait *w = rb_entry(node, struct gpuar_wait, tnode);
+	for (taken = 0; taken < GPUAR_BUSY_WAITS; taken++) {
+		struct gpuar_wait *w;
 
-		if (w->phase == GPUAR_PHASE_SLEEP && !w->spun && w->early_ns &&
-		    w->early_ns <= now)
-			due[ndue++] = w;
-	}
-	for (i = 0; i < ndue; i++) {
-		struct gpuar_wait *w = due[i];
-
+		node = rb_first_cached(&port->busyq);
+		if (!node)
+			break;
+		w = rb_entry(node, struct gpuar_wait, bnode);
+		if (w->early_ns > now)
+			break;
 		w->spun = true;
 		if (gpuar_word_check_locked(port, w, now, true))
 			continue;
+		gpuar_busy_unqueue_locked(port, w);
 		/* Pending: the timer keeps checking it at its interval too. */
 		gpuar_word_unqueue_locked(port, w);
 		w->next_ns = min(now + w->interval_ns, w->backstop_ns);
@@ -100,7 +132,15 @@ static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 		t[n].word = &w->line->words[w->slot];
 		t[n].target = w->target;
 		t[n].live = true;
-		*round_ns = max(*round_ns, w->interval_ns);
+		/*
+		 * Spin through the predicted completion (the sleep's end
+		 * plus the plan's margin) and one interval more, not just
+		 * one interval from now: the reader was woken the margin
+		 * and the wake-up latency ahead of it. The read's budget
+		 * still bounds the round.
+		 */
+		*round_end = max3(*round_end, now + w->interval_ns,
+				  w->due_ns + w->interval_ns);
 		n++;
 	}
 	spin_unlock_irq(&port->lock);
@@ -123,18 +163,26 @@ static void gpuar_busy_complete(struct gpuar_port *port, struct gpuar_wait *w)
 static void gpuar_busy_spin(struct gpuar_port *port, u64 budget_end)
 {
 	struct gpuar_busy_target t[GPUAR_BUSY_WAITS];
-	u64 round_ns = 0, now, end;
+	u64 round_end = 0, now, end;
 	unsigned int i, n, live;
 
-	n = gpuar_busy_collect(port, t, &round_ns);
+	n = gpuar_busy_collect(port, t, &round_end);
 	if (!n)
 		return;
 	now = gpuar_now_ns();
-	end = min(now + round_ns, budget_end);
+	end = min(round_end, budget_end);
 	for (live = n; live && now < end;) {
 		for (i = 0; i < n; i++) {
-			if (!t[i].live || !gpuar_reached(gpuar_word_load(t[i].word),
-							 t[i].target))
+			if (!t[i].live)
+				continue;
+			/* Ended by the timer, a cancel: stop spinning on it. */
+			if (READ_ONCE(t[i].w->state) != GPUAR_WAIT_PENDING) {
+				t[i].live = false;
+				live--;
+				continue;
+			}
+			if (!gpuar_reached(gpuar_word_load(t[i].word),
+					   t[i].target))
 				continue;
 			gpuar_busy_complete(port, t[i].w);
 			t[i].live = false;
@@ -155,14 +203,41 @@ static void gpuar_busy_spin(struct gpuar_port *port, u64 budget_end)
 }
 
 /*
+ * A wake-up latency sample: how late the reader runs after its timer was
+ * due. Only a reader that really slept until that timer gives one (one
+ * that was late to go to sleep measured its own lateness, not the wake),
+ * and a sample is capped by the module's ceiling, so one long stall (a
+ * preempted vCPU) cannot make readers wake absurdly early.
+ */
+static void gpuar_busy_record_wakelat(struct gpuar_port *port, u64 slept_at,
+				      u64 wake_at)
+{
+	u64 now = gpuar_now_ns(), lat;
+
+	if (slept_at >= wake_at || now <= wake_at)
+		return;
+	lat = min(now - wake_at, GPUAR_PARAM(wakelat_max_us) * NSEC_PER_USEC);
+	spin_lock_irq(&port->lock);
+	gpuar_wakelat_record(&port->wakelat, lat);
+	spin_unlock_irq(&port->lock);
+}
+
+/*
  * Block until a record is queued. 0: look again; -ERESTARTSYS: a signal.
  * @spun_ns carries the spin already spent in this read().
+ *
+ * The earliest early wake is read, and the reader registered as a busy
+ * sleeper, in one hold of the port lock after it is on both wait queues:
+ * a wait committed after that sees the sleeper and wakes busy_wq if its
+ * early wake is sooner, one committed before is in the queue we read.
  */
 int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns)
 {
 	u64 budget = GPUAR_PARAM(busy_read_us) * NSEC_PER_USEC;
 	DEFINE_WAIT(wait);
+	DEFINE_WAIT(bwait);
 	u64 wake_at, now;
+	bool busy;
 
 	for (;;) {
 		if (READ_ONCE(port->nqueued))
@@ -170,36 +245,54 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns)
 		if (signal_pending(current))
 			return -ERESTARTSYS;
 
+		busy = *spun_ns < budget;
+		prepare_to_wait(&port->wq, &wait, TASK_INTERRUPTIBLE);
+		if (busy)
+			prepare_to_wait(&port->busy_wq, &bwait,
+					TASK_INTERRUPTIBLE);
 		wake_at = 0;
-		if (*spun_ns < budget) {
-			spin_lock_irq(&port->lock);
-			wake_at = gpuar_busy_next_locked(port);
-			spin_unlock_irq(&port->lock);
-		}
+		spin_lock_irq(&port->lock);
 		now = gpuar_now_ns();
-		if (wake_at && wake_at <= now) {
+		if (busy) {
+			wake_at = gpuar_busy_next_locked(port);
+			if (!wake_at || wake_at > now) {
+				port->busy_sleepers++;
+				port->busy_until = min(port->busy_until,
+						       wake_at ?: U64_MAX);
+			}
+		}
+		spin_unlock_irq(&port->lock);
+
+		if (busy && wake_at && wake_at <= now) {
+			finish_wait(&port->busy_wq, &bwait);
+			finish_wait(&port->wq, &wait);
 			gpuar_busy_spin(port, now + (budget - *spun_ns));
 			*spun_ns += gpuar_now_ns() - now;
 			continue;
 		}
 
-		prepare_to_wait(&port->wq, &wait, TASK_INTERRUPTIBLE);
 		if (!READ_ONCE(port->nqueued) && !signal_pending(current)) {
 			if (wake_at) {
 				ktime_t kt = ns_to_ktime(wake_at);
 
-				if (!schedule_hrtimeout(&kt, HRTIMER_MODE_ABS)) {
-					/* The timer woke us: how late do we run? */
-					now = gpuar_now_ns();
-					spin_lock_irq(&port->lock);
-					gpuar_wakelat_record(&port->wakelat,
-							     now > wake_at ?
-							     now - wake_at : 0);
-					spin_unlock_irq(&port->lock);
-				}
+				/* 0: the timer, not a wake-up, ended it. */
+				if (!schedule_hrtimeout(&kt, HRTIMER_MODE_ABS))
+					gpuar_busy_record_wakelat(port, now,
+								  wake_at);
 			} else {
 				schedule();
 			}
+		}
+		if (busy) {
+			finish_wait(&port->busy_wq, &bwait);
+			/*
+			 * Other sleepers' wake times are not known: have
+			 * the next early wake rouse them to look again.
+			 */
+			spin_lock_irq(&port->lock);
+			port->busy_sleepers--;
+			port->busy_until = U64_MAX;
+			spin_unlock_irq(&port->lock);
 		}
 		finish_wait(&port->wq, &wait);
 	}

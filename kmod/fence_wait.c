@@ -46,11 +46,13 @@ static void gpuar_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 /*
  * Process context, port lock not held; the caller holds a reference on
  * @w. Removes the callback and ends the wait as cancelled; false when the
- * fence signalled first, after its callback has queued the fence record.
- * Callbacks run under the fence lock, which dma_fence_remove_callback()
- * takes, so the callback is over when it answers false; waiting for the
- * record as well keeps release() safe even if a kernel ever ran
- * callbacks outside that lock.
+ * fence signalled first. dma_fence_remove_callback() answers false when
+ * the signaller has already taken the callback off the fence's list. The
+ * signaller does that, and calls the callback, with the fence lock held,
+ * and dma_fence_remove_callback() takes that lock: so when it answers
+ * false our callback has returned and its record is queued. The loop
+ * below only makes that order explicit: release() frees the port right
+ * after, and must never do so while a callback could still touch it.
  */
 bool gpuar_fence_wait_detach(struct gpuar_wait *w)
 {
@@ -130,6 +132,7 @@ static void gpuar_fence_init_wait(struct gpuar_port *port,
 	w->start_ns = now;
 	w->submit_ns = now;
 	RB_CLEAR_NODE(&w->tnode);
+	RB_CLEAR_NODE(&w->bnode);
 	INIT_LIST_HEAD(&w->cb.node);
 }
 
@@ -152,6 +155,7 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	if (!s.count)
 		return 0;
 
+	/* count <= max_waits <= 2^20: far below kvmalloc's INT_MAX. */
 	ret = -ENOMEM;
 	e = kvmalloc_array(s.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
 	waits = kvcalloc(s.count, sizeof(*waits), GFP_KERNEL_ACCOUNT);
@@ -176,7 +180,7 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	 */
 	mutex_lock(&port->mutex);
 	spin_lock_irq(&port->lock);
-	if (port->npending + port->nqueued + s.count >
+	if ((u64)port->npending + port->nqueued + s.count >
 	    READ_ONCE(gpuar_max_waits)) {
 		spin_unlock_irq(&port->lock);
 		mutex_unlock(&port->mutex);
@@ -200,15 +204,19 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 		if (dma_fence_add_callback(w->fence, &w->cb, gpuar_fence_cb)) {
 			/*
 			 * Already signalled: the record is still owed. The
-			 * status takes the fence lock: ask before our lock.
+			 * status takes the fence lock and the timestamp may
+			 * wait for the signaller to set it: read both (and
+			 * the seqno) before taking our lock. A fence that
+			 * signalled before the submit has complete_ns <
+			 * start_ns (see struct gpuar_record).
 			 */
 			int status = dma_fence_get_status(w->fence);
+			u64 when = gpuar_fence_time(w->fence);
+			u64 seqno = w->fence->seqno;
 
 			spin_lock_irq(&port->lock);
 			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE,
-						   min(status, 0),
-						   gpuar_fence_time(w->fence),
-						   w->fence->seqno);
+						   min(status, 0), when, seqno);
 			spin_unlock_irq(&port->lock);
 		}
 	}

@@ -66,7 +66,9 @@ TRACE_EVENT(gpuar_complete,
 			     __field(u8, outcome)),
 	    TP_fast_assign(__entry->port = port;
 			   __entry->user_data = r->user_data;
-			   __entry->wait_ns = r->complete_ns - r->start_ns;
+			   /* A fence may have signalled before its submit. */
+			   __entry->wait_ns = r->complete_ns > r->start_ns ?
+					      r->complete_ns - r->start_ns : 0;
 			   __entry->slept_ns = r->slept_ns;
 			   __entry->status = r->status;
 			   __entry->checks = r->checks;

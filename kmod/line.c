@@ -100,6 +100,27 @@ static int gpuar_line_pin(struct gpuar_port *port, struct gpuar_line *line)
 	return 0;
 }
 
+/*
+ * The caller could not learn the id: take the line back, unless a
+ * submitter guessed the id and has waits on it meanwhile (then it stays,
+ * as if registered, until unregistered or the port closes).
+ */
+static void gpuar_line_undo(struct gpuar_port *port, struct gpuar_line *line)
+{
+	bool busy;
+
+	mutex_lock(&port->mutex);
+	spin_lock_irq(&port->lock);
+	busy = line->waits;
+	spin_unlock_irq(&port->lock);
+	if (!busy && xa_load(&port->lines, line->id) == line) {
+		xa_erase(&port->lines, line->id);
+		port->nlines--;
+		gpuar_line_put(line);
+	}
+	mutex_unlock(&port->mutex);
+}
+
 long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 {
 	struct gpuar_line_register lr;
@@ -142,18 +163,18 @@ long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 	}
 	line->id = id;
 	port->nlines++;
+	mutex_unlock(&port->mutex);
+
+	/*
+	 * Copy the id out with the mutex dropped: the argument may sit on a
+	 * page whose fault blocks for long (userfaultfd, FUSE), and nothing
+	 * else of the port should wait for that.
+	 */
 	lr.id = id;
 	ret = gpuar_uarg_out(&lr, sizeof(lr), uarg, usize);
-	if (ret) {
-		/* The caller cannot learn the id: undo. */
-		xa_erase(&port->lines, id);
-		port->nlines--;
-		mutex_unlock(&port->mutex);
-		gpuar_line_put(line);
-		return ret;
-	}
-	mutex_unlock(&port->mutex);
-	return 0;
+	if (ret)
+		gpuar_line_undo(port, line);
+	return ret;
 
 err_unlock:
 	mutex_unlock(&port->mutex);

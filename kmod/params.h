@@ -18,6 +18,7 @@ extern unsigned int gpuar_poll_interval_us;	/* interval of poll plans */
 extern unsigned int gpuar_poll_backstop_us;	/* backstop of poll plans */
 extern unsigned int gpuar_checks_per_fire;	/* cap per timer firing */
 extern unsigned int gpuar_busy_read_us;	/* spin budget per read() */
+extern unsigned int gpuar_wakelat_max_us;	/* ceiling of a wake-up sample */
 
 #define GPUAR_PARAM(name) ((u64)READ_ONCE(gpuar_##name))
 

@@ -26,6 +26,9 @@
 
 #define GPUAR_POINTS_MAX 4096
 
+/* Port ids: never reused while the module is loaded; the first is 1. */
+static atomic64_t gpuar_port_ids = ATOMIC64_INIT(0);
+
 u64 gpuar_now_ns(void)
 {
 	return ktime_get_ns();
@@ -82,21 +85,8 @@ static int gpuar_port_release(struct inode *inode, struct file *file)
 	struct gpuar_wait *w, *tmp;
 	LIST_HEAD(fences);
 	LIST_HEAD(done);
-	u64 now = gpuar_now_ns();
 
-	spin_lock_irq(&port->lock);
-	list_for_each_entry_safe(w, tmp, &port->pending, node) {
-		if (w->source == GPUAR_SOURCE_WORD) {
-			gpuar_wait_complete_locked(port, w,
-						   GPUAR_OUTCOME_CANCELLED,
-						   -ECANCELED, now, 0);
-		} else if (!w->cancelling) {
-			w->cancelling = true;
-			kref_get(&w->ref);
-			list_add_tail(&w->cnode, &fences);
-		}
-	}
-	spin_unlock_irq(&port->lock);
+	gpuar_wait_end_pending(port, NULL, &fences);
 
 	list_for_each_entry_safe(w, tmp, &fences, cnode) {
 		gpuar_fence_wait_detach(w);
@@ -106,11 +96,12 @@ static int gpuar_port_release(struct inode *inode, struct file *file)
 
 	hrtimer_cancel(&port->timer);
 
-	/* Nothing can touch the queue now. */
+	/* Nothing can touch the queue now (no lock needed, none taken). */
 	list_splice_init(&port->records, &done);
 	list_for_each_entry_safe(w, tmp, &done, node) {
 		list_del(&w->node);
 		gpuar_wait_put(w);
+		cond_resched();
 	}
 	WARN_ON_ONCE(!list_empty(&port->pending));
 	gpuar_port_free(port);
@@ -147,6 +138,10 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	mutex_init(&port->mutex);
 	mutex_init(&port->read_mutex);
 	init_waitqueue_head(&port->wq);
+	init_waitqueue_head(&port->busy_wq);
+	port->busyq = RB_ROOT_CACHED;
+	port->busy_until = U64_MAX;
+	port->id = atomic64_inc_return(&gpuar_port_ids);
 	INIT_LIST_HEAD(&port->pending);
 	INIT_LIST_HEAD(&port->records);
 	INIT_LIST_HEAD(&port->global);

@@ -6,7 +6,7 @@
  *   port->lock (spinlock, always taken IRQ-safe) guards every field marked
  *   [L]: the pending set, the timer queue, the record queue, the estimator
  *   table contents, counters. Fence callbacks (hard IRQ, fence lock held)
- *   and the port's hrtimer (hard IRQ) take it, so nothing that sleeps,
+ *   and the port's hrtimer (softirq) take it, so nothing that sleeps,
  *   waits for a fence callback (dma_fence_remove_callback) or waits for the
  *   timer (hrtimer_cancel) ever runs under it: those collect under the lock,
  *   unlock, then act.
@@ -83,6 +83,7 @@ struct gpuar_wait {
 
 	/* word waits */
 	struct rb_node tnode;		/* [L] port->timeq, by next_ns */
+	struct rb_node bnode;		/* [L] port->busyq, by early_ns */
 	struct gpuar_line *line;
 	struct gpuar_est_entry *pe;	/* the point's estimator entry */
 	struct gpuar_plan plan;
@@ -93,6 +94,7 @@ struct gpuar_wait {
 	u64 backstop_ns;		/* absolute: timeout after this */
 	u64 interval_ns;		/* between checks after the sleep */
 	u64 early_ns;			/* absolute: busy-read wake, 0 if none */
+	u64 due_ns;			/* absolute: predicted completion, 0 if none */
 	enum gpuar_word_phase phase;	/* [L] */
 	bool spun;			/* [L] a busy reader had its round */
 	u32 checks;			/* [L] */
@@ -127,8 +129,20 @@ struct gpuar_port {
 	u32 nqueued;			/* [L] */
 
 	struct rb_root_cached timeq;	/* [L] pending word waits by next_ns */
-	struct hrtimer timer;		/* one per port; hard IRQ */
+	struct hrtimer timer;		/* one per port; softirq */
 	u64 armed_ns;			/* [L] when the timer will fire, or U64_MAX */
+
+	/*
+	 * Busy-read: sleeping word waits with an early wake, by early_ns;
+	 * the readers blocked in read() that may busy-read, and the earliest
+	 * time one of them wakes by itself (U64_MAX: unknown, so any new
+	 * early wake wakes them). A commit with an earlier early wake wakes
+	 * busy_wq, never wq, so pollers see no spurious wake-ups.
+	 */
+	struct rb_root_cached busyq;	/* [L] */
+	wait_queue_head_t busy_wq;
+	u32 busy_sleepers;		/* [L] */
+	u64 busy_until;			/* [L] */
 
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
 	u32 nlines;			/* [M] */
@@ -138,6 +152,7 @@ struct gpuar_port {
 	struct gpuar_port_counters cnt;	/* [L] */
 
 	struct list_head global;	/* gpuar_ports, for debugfs */
+	u64 id;				/* names the port in debugfs and fdinfo */
 	pid_t creator;
 };
 
@@ -166,6 +181,8 @@ void gpuar_wait_put(struct gpuar_wait *w);
 ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to);
 __poll_t gpuar_port_poll(struct file *file, struct poll_table_struct *pt);
 long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg);
+long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
+			    struct list_head *fences);
 
 /* line.c */
 long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg);
@@ -191,6 +208,9 @@ bool gpuar_fence_wait_detach(struct gpuar_wait *w);
 
 /* busy_read.c */
 int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns);
+void gpuar_busy_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
+void gpuar_busy_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
+u64 gpuar_busy_wakelat_locked(struct gpuar_port *port);
 
 /* stats.c */
 long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg);

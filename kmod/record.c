@@ -35,6 +35,7 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 		return;
 	if (w->source == GPUAR_SOURCE_WORD) {
 		gpuar_word_unqueue_locked(port, w);
+		gpuar_busy_unqueue_locked(port, w);
 		w->line->waits--;
 		if (w->pe)
 			w->pe->outcomes[outcome]++;
@@ -167,6 +168,14 @@ ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		}
 		ret = gpuar_records_move(port, to);
 		mutex_unlock(&port->read_mutex);
+		/*
+		 * A non-blocking reader that found read_mutex taken got
+		 * EAGAIN while records were queued; if we leave records
+		 * behind, say so again, or an edge-triggered epoll waiter
+		 * that saw its one edge consumed would never hear of them.
+		 */
+		if (ret > 0 && READ_ONCE(port->nqueued))
+			wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
 		if (ret)
 			return ret;
 		if (nowait)
@@ -190,6 +199,92 @@ __poll_t gpuar_port_poll(struct file *file, struct poll_table_struct *pt)
 	return mask;
 }
 
+/* Pending waits looked at, or ended, per hold of the port lock. */
+#define GPUAR_END_CHUNK 64
+
+/*
+ * End the pending waits matching @match (every one when NULL) as
+ * cancelled, in chunks of GPUAR_END_CHUNK per hold of the lock so a port
+ * with max_waits pending never keeps interrupts off for long. Word waits
+ * end under the lock; fence waits are collected on @fences with a
+ * reference (the caller removes their callbacks outside the lock). The
+ * pending list is moved aside first; waits still pending go back to its
+ * front in their order. Completions (timer, fence callbacks) may run
+ * between chunks: they move a wait from whichever list it is on, under the
+ * lock. Submitters are held off by port->mutex or are gone (release).
+ * Returns the number of word waits ended.
+ */
+long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
+			    struct list_head *fences)
+{
+	u64 now = gpuar_now_ns();
+	LIST_HEAD(todo);
+	LIST_HEAD(keep);
+	long ended = 0;
+	unsigned int n;
+
+	spin_lock_irq(&port->lock);
+	list_splice_init(&port->pending, &todo);
+	while (!list_empty(&todo)) {
+		for (n = 0; n < GPUAR_END_CHUNK && !list_empty(&todo); n++) {
+			struct gpuar_wait *w;
+
+			w = list_first_entry(&todo, struct gpuar_wait, node);
+			list_move_tail(&w->node, &keep);
+			if (match && w->user_data != *match)
+				continue;
+			if (w->source == GPUAR_SOURCE_WORD) {
+				gpuar_wait_complete_locked(port, w,
+							   GPUAR_OUTCOME_CANCELLED,
+							   -ECANCELED, now, 0);
+				ended++;
+			} else if (!w->cancelling) {
+				w->cancelling = true;
+				kref_get(&w->ref);
+				list_add_tail(&w->cnode, fences);
+			}
+		}
+		if (!list_empty(&todo)) {
+			spin_unlock_irq(&port->lock);
+			cond_resched();
+			spin_lock_irq(&port->lock);
+		}
+	}
+	list_splice(&keep, &port->pending);
+	spin_unlock_irq(&port->lock);
+	return ended;
+}
+
+/*
+ * Is a record of @user_data (other than a cancellation) queued? Records
+ * leave the queue only under read_mutex, so holding it the walk may drop
+ * the port lock between chunks (new records only join the tail).
+ */
+static bool gpuar_record_queued(struct gpuar_port *port, u64 user_data)
+{
+	struct gpuar_wait *w;
+	unsigned int n = 0;
+	bool found = false;
+
+	mutex_lock(&port->read_mutex);
+	spin_lock_irq(&port->lock);
+	list_for_each_entry(w, &port->records, node) {
+		if (w->user_data == user_data &&
+		    w->rec.outcome != GPUAR_OUTCOME_CANCELLED) {
+			found = true;
+			break;
+		}
+		if (++n % GPUAR_END_CHUNK == 0) {
+			spin_unlock_irq(&port->lock);
+			cond_resched();
+			spin_lock_irq(&port->lock);
+		}
+	}
+	spin_unlock_irq(&port->lock);
+	mutex_unlock(&port->read_mutex);
+	return found;
+}
+
 /*
  * Cancel by user data. Word waits end under the lock. A fence wait is
  * collected (with a reference, so a reader cannot free it under us) and its
@@ -201,9 +296,8 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 	struct gpuar_wait *w, *tmp;
 	struct gpuar_cancel c;
 	LIST_HEAD(fences);
-	long cancelled = 0, lost = 0;
+	long cancelled, lost = 0;
 	bool queued = false;
-	u64 now = gpuar_now_ns();
 	u32 usize;
 	int ret;
 
@@ -214,31 +308,9 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 		return -EINVAL;
 
 	mutex_lock(&port->mutex);
-	spin_lock_irq(&port->lock);
-	list_for_each_entry_safe(w, tmp, &port->pending, node) {
-		if (w->user_data != c.user_data)
-			continue;
-		if (w->source == GPUAR_SOURCE_WORD) {
-			gpuar_wait_complete_locked(port, w,
-						   GPUAR_OUTCOME_CANCELLED,
-						   -ECANCELED, now, 0);
-			cancelled++;
-		} else if (!w->cancelling) {
-			w->cancelling = true;
-			kref_get(&w->ref);
-			list_add_tail(&w->cnode, &fences);
-		}
-	}
-	if (!cancelled && list_empty(&fences)) {
-		list_for_each_entry(w, &port->records, node) {
-			if (w->user_data == c.user_data &&
-			    w->rec.outcome != GPUAR_OUTCOME_CANCELLED) {
-				queued = true;
-				break;
-			}
-		}
-	}
-	spin_unlock_irq(&port->lock);
+	cancelled = gpuar_wait_end_pending(port, &c.user_data, &fences);
+	if (!cancelled && list_empty(&fences))
+		queued = gpuar_record_queued(port, c.user_data);
 
 	list_for_each_entry_safe(w, tmp, &fences, cnode) {
 		if (gpuar_fence_wait_detach(w))

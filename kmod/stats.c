@@ -84,7 +84,10 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 	if (ps.flags)
 		return -EINVAL;
 
-	mutex_lock(&port->mutex);
+	/*
+	 * The table's memory lives as long as the port and its shape changes
+	 * under both locks: the spinlock alone reads it safely.
+	 */
 	spin_lock_irq(&port->lock);
 	pe = gpuar_est_table_find(&port->points, ps.point);
 	if (pe) {
@@ -97,7 +100,6 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 		memcpy(ps.outcomes, pe->outcomes, sizeof(ps.outcomes));
 	}
 	spin_unlock_irq(&port->lock);
-	mutex_unlock(&port->mutex);
 	if (!pe)
 		return -ENOENT;
 	return gpuar_uarg_out(&ps, sizeof(ps), uarg, usize);
@@ -118,6 +120,7 @@ static void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
 	int i;
 
 	gpuar_port_stats_fill(port, &st);
+	seq_printf(m, "port_id:\t%llu\n", port->id);
 	seq_printf(m, "record_version:\t%u\n", port->record_version);
 	seq_printf(m, "creator:\t%d\n", port->creator);
 	seq_printf(m, "pending:\t%llu\n", st.pending);
@@ -140,35 +143,41 @@ void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file)
 	gpuar_port_show(m, file->private_data);
 }
 
-/* One line per point: key, samples, prediction, outcomes. */
+/*
+ * One line per point: key, samples, prediction, outcomes. Each slot is
+ * read under the port spinlock alone (the table's memory lives as long as
+ * the port, its shape changes under the lock too): never port->mutex,
+ * which a control path may hold for long, while gpuar_ports_lock is held.
+ */
 static void gpuar_port_show_points(struct seq_file *m,
 				   struct gpuar_port *port)
 {
 	u32 i;
 
-	mutex_lock(&port->mutex);
 	for (i = 0; i < port->points.cap; i++) {
 		struct gpuar_est_entry *pe = &port->points.slots[i];
 		u64 outcomes[GPUAR_OUTCOME_COUNT];
-		u64 samples, predicted = 0;
+		u64 point, samples, predicted = 0;
 		bool has;
 		int k;
 
-		if (!pe->used)
-			continue;
 		spin_lock_irq(&port->lock);
+		if (!pe->used) {
+			spin_unlock_irq(&port->lock);
+			continue;
+		}
+		point = pe->point;
 		samples = pe->est.samples;
 		has = gpuar_est_predict(&pe->est, &predicted);
 		memcpy(outcomes, pe->outcomes, sizeof(outcomes));
 		spin_unlock_irq(&port->lock);
 		seq_printf(m, "point 0x%llx samples=%llu predicted_ns=%llu",
-			   pe->point, samples, has ? predicted : 0);
+			   point, samples, has ? predicted : 0);
 		for (k = 1; k < GPUAR_OUTCOME_COUNT; k++)
 			seq_printf(m, " %s=%llu", gpuar_outcome_names[k],
 				   outcomes[k]);
 		seq_putc(m, '\n');
 	}
-	mutex_unlock(&port->mutex);
 }
 
 static int gpuar_ports_show(struct seq_file *m, void *unused)
@@ -177,7 +186,7 @@ static int gpuar_ports_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&gpuar_ports_lock);
 	list_for_each_entry(port, &gpuar_ports, global) {
-		seq_printf(m, "port %p\n", port);
+		seq_printf(m, "port %llu\n", port->id);
 		gpuar_port_show(m, port);
 		gpuar_port_show_points(m, port);
 		seq_putc(m, '\n');

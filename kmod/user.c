@@ -33,7 +33,12 @@ struct gpuar_user *gpuar_user_get(void)
 		if (uid_eq(u->uid, uid))
 			goto found;
 	}
-	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	/*
+	 * Shared by every port of the user, outliving its creator: charging
+	 * it to the first creator's memory cgroup would bill one cgroup for
+	 * the others, so it is not accounted (it is a few bytes per user).
+	 */
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
 	if (!u) {
 		u = ERR_PTR(-ENOMEM);
 		goto out;

@@ -13,9 +13,14 @@
  * sit in an rbtree ordered by their next check, the timer is armed at the
  * earliest, and one firing checks at most checks_per_fire due waits before
  * re-arming, so many waits never mean many timers and a firing's cost is
- * bounded. The timer callback runs in hard IRQ context (softirq on RT),
- * takes the port lock and reads words through the pinned pages' kernel
- * mapping; nothing in it sleeps.
+ * bounded. The timer is a soft hrtimer (HRTIMER_MODE_ABS_SOFT): its
+ * callback runs in the timer softirq, not in hrtimer_interrupt(), so many
+ * ports with many due waits never make one hard interrupt long (and
+ * softirq work is pushed to ksoftirqd when it piles up). The callback
+ * takes the port lock with spin_lock_irqsave(), as every other holder
+ * takes it IRQ-safe (fence callbacks take it in hard IRQ), which also
+ * keeps the softirq off a CPU holding it; it reads words through the
+ * pinned pages' kernel mapping, and nothing in it sleeps.
  */
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
@@ -92,7 +97,7 @@ void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
 	if (when >= port->armed_ns)
 		return;
 	port->armed_ns = when;
-	hrtimer_start(&port->timer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+	hrtimer_start(&port->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -165,8 +170,8 @@ static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
 		if (!budget) {
 			/*
 			 * Over the cap: let the CPU go for at least as long
-			 * as this firing took (and the floor), so checks
-			 * never take more than half a CPU in IRQ context.
+			 * as this firing took (and the floor), so one port's
+			 * checks never take more than half a CPU in softirq.
 			 */
 			u64 end = gpuar_now_ns();
 
@@ -190,7 +195,7 @@ out:
 void gpuar_word_timer_init(struct gpuar_port *port)
 {
 	gpuar_hrtimer_setup(&port->timer, gpuar_word_timer_fn, CLOCK_MONOTONIC,
-			    HRTIMER_MODE_ABS);
+			    HRTIMER_MODE_ABS_SOFT);
 }
 
 /* ------------------------------------------------------------ submit */
@@ -244,11 +249,15 @@ static int gpuar_word_points_fit(struct gpuar_port *port,
 	return port->points.used + unique > port->points.limit ? -ENOSPC : 0;
 }
 
-/* Commit one validated entry; port->mutex and port->lock held. */
+/*
+ * Commit one validated entry; port->mutex and port->lock held. @wakelat is
+ * the port's wake-up latency, read once per chunk of the batch.
+ */
 static void gpuar_word_commit_locked(struct gpuar_port *port,
 				     struct gpuar_wait *w,
 				     const struct gpuar_word_wait *e,
-				     struct gpuar_line *line, u64 now)
+				     struct gpuar_line *line, u64 now,
+				     u64 wakelat)
 {
 	u64 word, sleep;
 
@@ -265,10 +274,16 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->rec.point = e->point;
 	w->pe = gpuar_est_table_get(&port->points, e->point,
 				    e->plan.window ?: 1);
+	/*
+	 * A point's window only grows (to the largest window of the
+	 * predicting plans that used it): shrinking drops samples, so plans
+	 * with different windows at one point would keep discarding them.
+	 */
 	if (gpuar_plan_predicts(&e->plan) &&
-	    w->pe->est.window != e->plan.window)
+	    w->pe->est.window < e->plan.window)
 		gpuar_est_set_window(&w->pe->est, e->plan.window);
 	RB_CLEAR_NODE(&w->tnode);
+	RB_CLEAR_NODE(&w->bnode);
 	line->waits++;
 	port->npending++;
 	port->cnt.submitted++;
@@ -279,8 +294,20 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->checks = 1;
 	port->cnt.checks++;
 	if (gpuar_reached(word, w->target)) {
-		gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_IMMEDIATE, 0,
-					   now, word);
+		/*
+		 * A resubmit (start_ns given) was seen pending by the
+		 * checks before it: done now is exact, and a sample from
+		 * its original start.
+		 */
+		if (e->start_ns) {
+			gpuar_est_exact(&w->pe->est, now - w->start_ns);
+			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_EXACT,
+						   0, now, word);
+		} else {
+			gpuar_wait_complete_locked(port, w,
+						   GPUAR_OUTCOME_IMMEDIATE, 0,
+						   now, word);
+		}
 		return;
 	}
 
@@ -290,9 +317,14 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	if (sleep && w->start_ns + sleep > now) {
 		w->phase = GPUAR_PHASE_SLEEP;
 		w->next_ns = w->start_ns + sleep;
+		/*
+		 * Wake a blocked reader the wake-up latency early, but never
+		 * for more than half the sleep: a noisy latency must not
+		 * turn the sleep into a spin.
+		 */
 		w->early_ns = w->start_ns +
-			gpuar_est_early_wake_ns(sleep,
-						gpuar_wakelat_quantile(&port->wakelat));
+			gpuar_est_early_wake_ns(sleep, min(wakelat, sleep / 2));
+		w->due_ns = w->start_ns + sleep + w->plan.margin_ns;
 		port->cnt.sleeps++;
 	} else {
 		w->phase = GPUAR_PHASE_PARK;
@@ -300,9 +332,18 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	}
 	w->next_ns = min(w->next_ns, w->backstop_ns);
 	gpuar_word_enqueue_locked(port, w);
+	if (w->phase == GPUAR_PHASE_SLEEP && w->early_ns < w->backstop_ns)
+		gpuar_busy_enqueue_locked(port, w);
 	gpuar_word_arm_locked(port, w->next_ns);
 }
 
+/*
+ * Copy in and check entries, in order, up to the first bad one; returns
+ * its error with *@bad its index (*@bad = count when all are good). The
+ * line ids are looked up later, under the port mutex, only for the
+ * entries before *@bad, so the index reported is that of the first bad
+ * entry whatever is wrong with it.
+ */
 static int gpuar_word_read_entries(const struct gpuar_submit *s,
 				   struct gpuar_word_wait *e, u32 *bad)
 {
@@ -322,6 +363,7 @@ static int gpuar_word_read_entries(const struct gpuar_submit *s,
 		if (ret)
 			return ret;
 	}
+	*bad = s->count;
 	return 0;
 }
 
@@ -344,41 +386,33 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 	struct gpuar_word_wait *e = NULL;
 	struct gpuar_submit s;
 	u32 usize, i, bad;
-	u64 now;
-	int ret;
+	u64 now, wakelat = 0;
+	int ret, entry_ret;
 
 	ret = gpuar_uarg_in(&s, sizeof(s), GPUAR_SUBMIT_SIZE_VER1, uarg, &usize);
 	if (ret)
 		return ret;
 	bad = s.count;
+	ret = -EPERM;
 	if (current->mm != port->mm)
-		return -EPERM;
+		goto fail;
 	ret = gpuar_submit_header(&s, GPUAR_WORD_WAIT_SIZE_VER1);
 	if (ret)
 		goto fail;
 	if (!s.count)
 		return 0;
 
+	/* count <= max_waits <= 2^20: far below kvmalloc's INT_MAX. */
 	ret = -ENOMEM;
 	e = kvmalloc_array(s.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
 	lines = kvmalloc_array(s.count, sizeof(*lines), GFP_KERNEL_ACCOUNT);
 	waits = kvcalloc(s.count, sizeof(*waits), GFP_KERNEL_ACCOUNT);
 	if (!e || !lines || !waits)
 		goto fail;
-	ret = gpuar_word_read_entries(&s, e, &bad);
-	if (ret)
-		goto fail;
-	bad = s.count;
-	ret = -ENOMEM;
-	for (i = 0; i < s.count; i++) {
-		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
-		if (!waits[i])
-			goto fail;
-		kref_init(&waits[i]->ref);
-	}
+	entry_ret = gpuar_word_read_entries(&s, e, &bad);
 
 	mutex_lock(&port->mutex);
-	for (i = 0; i < s.count; i++) {
+	for (i = 0; i < bad; i++) {
 		lines[i] = xa_load(&port->lines, e[i].line);
 		if (!lines[i]) {
 			bad = i;
@@ -386,13 +420,23 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 			goto fail_unlock;
 		}
 	}
-	bad = s.count;
+	if (entry_ret) {
+		ret = entry_ret;
+		goto fail_unlock;
+	}
 	ret = gpuar_word_points_fit(port, e, s.count);
 	if (ret)
 		goto fail_unlock;
+	ret = -ENOMEM;
+	for (i = 0; i < s.count; i++) {
+		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
+		if (!waits[i])
+			goto fail_unlock;
+		kref_init(&waits[i]->ref);
+	}
 
 	spin_lock_irq(&port->lock);
-	if (port->npending + port->nqueued + s.count >
+	if ((u64)port->npending + port->nqueued + s.count >
 	    READ_ONCE(gpuar_max_waits)) {
 		spin_unlock_irq(&port->lock);
 		ret = -ENOSPC;
@@ -409,8 +453,11 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 			cond_resched();
 			spin_lock_irq(&port->lock);
 		}
+		if (!(i % GPUAR_COMMIT_CHUNK))
+			wakelat = gpuar_busy_wakelat_locked(port);
 		now = gpuar_now_ns();
-		gpuar_word_commit_locked(port, waits[i], &e[i], lines[i], now);
+		gpuar_word_commit_locked(port, waits[i], &e[i], lines[i], now,
+					 wakelat);
 	}
 	spin_unlock_irq(&port->lock);
 	mutex_unlock(&port->mutex);

@@ -145,6 +145,47 @@ TEST_F_TIMEOUT(port, blocked_readers_check_words, 90)
 }
 
 /*
+ * A reader already asleep in read() on an idle port when a predicted wait
+ * is submitted: the submit wakes it to sleep until the wait's early wake,
+ * so it busy-reads that wait (the port counts the reader's checks) and
+ * still sleeps through most of it.
+ */
+TEST_F_TIMEOUT(port, reader_blocked_before_submit_busy_reads, 60)
+{
+	long long budget = gpuar_param("busy_read_us");
+	struct gpuar_port_stats before, after;
+	struct device_store d;
+	struct reader rd;
+	__u64 seq = 0;
+	pthread_t t;
+
+	ASSERT_LE(0, budget);
+	ASSERT_EQ(0, train(self->port, self->lines, self->line, &seq, 3,
+			   WAIT_MS));
+	ASSERT_EQ(0, port_stats(self->port, &before));
+	memset(&rd, 0, sizeof(rd));
+	rd.port = self->port;
+	ASSERT_EQ(0, pthread_create(&t, NULL, reader_run, &rd));
+	/* Let the reader block on the idle port first. */
+	sleep_ms(20);
+	++seq;
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, seq,
+						       POINT, seq,
+						       plan_predict(8))));
+	ASSERT_EQ(0, device_store_start(&d, self->lines, seq, WAIT_MS));
+	device_store_join(&d);
+	pthread_join(t, NULL);
+	ASSERT_EQ((ssize_t)sizeof(rd.r), rd.ret);
+	EXPECT_EQ(seq, rd.r.user_data);
+	ASSERT_EQ(0, port_stats(self->port, &after));
+	if (budget > 0) {
+		EXPECT_LT(before.busy_read_checks, after.busy_read_checks);
+	} else {
+		EXPECT_EQ(before.busy_read_checks, after.busy_read_checks);
+	}
+}
+
+/*
  * A late device: predicted at ~20 ms, the store comes at 60 ms. The
  * reader's spin is bounded, so it sleeps again and its CPU stays low.
  */

@@ -20,6 +20,9 @@
  */
 #include <sys/mman.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "kselftest_harness.h"
 
 #include "port_harness.h"
@@ -227,6 +230,57 @@ TEST_F(port, unknown_line_enoent_at_its_index)
 	EXPECT_EQ(-1, submit_words(self->port, w, 3, &idx));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(2U, idx);
+	EXPECT_TRUE(nothing_submitted(self->port));
+}
+
+/*
+ * error_index is the first bad entry whatever is wrong with it: an unknown
+ * line before a bad plan, and a bad plan before an unknown line.
+ */
+TEST_F(port, first_bad_entry_named_whatever_its_fault)
+{
+	struct gpuar_word_wait w[6];
+	__u32 idx;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		w[i] = word_wait(self->line, 0, 1, 1, i, plan_poll());
+	w[2].line = self->line + 77;
+	w[5].plan.park = 99;
+	EXPECT_EQ(-1, submit_words(self->port, w, 6, &idx));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(2U, idx);
+	EXPECT_TRUE(nothing_submitted(self->port));
+
+	w[1].plan.park = 99;
+	EXPECT_EQ(-1, submit_words(self->port, w, 6, &idx));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(1U, idx);
+	EXPECT_TRUE(nothing_submitted(self->port));
+}
+
+/* A word submit from another mm is refused as a whole: index == count. */
+TEST_F(port, submit_from_another_mm_eperm_index_count)
+{
+	struct gpuar_word_wait w[2];
+	int status = -1;
+	pid_t pid;
+
+	w[0] = word_wait(self->line, 0, 1, 1, 1, plan_poll());
+	w[1] = word_wait(self->line, 1, 1, 1, 2, plan_poll());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		__u32 idx = 0;
+
+		if (submit_words(self->port, w, 2, &idx) != -1 ||
+		    errno != EPERM)
+			_exit(1);
+		_exit(idx == 2 ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_TRUE(nothing_submitted(self->port));
 }
 

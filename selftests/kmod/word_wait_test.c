@@ -179,6 +179,39 @@ TEST_F(port, resubmit_keeps_start)
 	EXPECT_LE(start + 5000000ULL, r.complete_ns);
 }
 
+/*
+ * A resubmit (start_ns given) that is done at its first check was seen
+ * pending before: it ends exact, and the estimator takes a sample from
+ * its original start. A first submit done at once stays immediate.
+ */
+TEST_F(port, resubmit_done_at_submit_is_exact)
+{
+	struct gpuar_point_stats ps;
+	struct gpuar_word_wait w;
+	struct gpuar_record r;
+	__u64 start = mono_ns() - 5000000ULL;
+
+	word_store(self->lines, 1);
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, 1, 0x5e,
+						       1, plan_poll())));
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(GPUAR_OUTCOME_IMMEDIATE, r.outcome);
+	ASSERT_EQ(0, point_stats(self->port, 0x5e, &ps));
+	EXPECT_EQ(0ULL, ps.samples);
+
+	w = word_wait(self->line, 0, 1, 0x5e, 2, plan_poll());
+	w.start_ns = start;
+	ASSERT_EQ(1, submit_word(self->port, w));
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
+	EXPECT_EQ(start, r.start_ns);
+	EXPECT_LE(start + 5000000ULL, r.complete_ns);
+	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, point_stats(self->port, 0x5e, &ps));
+	EXPECT_EQ(1ULL, ps.samples);
+	EXPECT_EQ(1ULL, ps.outcomes[GPUAR_OUTCOME_EXACT]);
+}
+
 TEST_F(port, cancel_pending_word_wait)
 {
 	struct gpuar_record r;

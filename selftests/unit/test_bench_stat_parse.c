@@ -7,7 +7,8 @@
 #include "unit.h"
 
 static const char debugfs_two_ports[] =
-	"port 00000000c0ffee01\n"
+	"port 7\n"
+	"port_id:\t7\n"
 	"record_version:\t1\n"
 	"creator:\t4242\n"
 	"pending:\t1\n"
@@ -29,7 +30,8 @@ static const char debugfs_two_ports[] =
 	"point 0x1 samples=2000 predicted_ns=987000 immediate=3 exact=1900 late=97 fence=0 timeout=0 cancelled=0\n"
 	"point 0xdeadbeef samples=0 predicted_ns=0 immediate=0 exact=0 late=0 fence=0 timeout=0 cancelled=0\n"
 	"\n"
-	"port 00000000c0ffee02\n"
+	"port 12\n"
+	"port_id:\t12\n"
 	"record_version:\t1\n"
 	"creator:\t4243\n"
 	"submitted:\t5\n"
@@ -43,7 +45,8 @@ START_TEST(debugfs_ports_and_counters)
 
 	ck_assert_int_eq(stat_parse_debugfs(debugfs_two_ports, &s), 0);
 	ck_assert_uint_eq(s.nport, 2);
-	ck_assert_str_eq(s.port[0].id, "00000000c0ffee01");
+	ck_assert_str_eq(s.port[0].id, "7");
+	ck_assert_str_eq(s.port[1].id, "12");
 	ck_assert_int_eq(s.port[0].pid, 4242);
 	ck_assert_uint_eq(s.port[0].record_version, 1);
 	ck_assert_uint_eq(s.port[0].pending, 1);
@@ -109,6 +112,7 @@ START_TEST(fdinfo_port_after_the_kernels_own_lines)
 		"flags:\t02000002\n"
 		"mnt_id:\t15\n"
 		"ino:\t1057\n"
+		"port_id:\t7\n"
 		"record_version:\t1\n"
 		"creator:\t77\n"
 		"pending:\t0\n"

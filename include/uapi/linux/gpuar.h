@@ -51,6 +51,10 @@
  *   checks the word itself for a bounded time (busy-read); poll, epoll and
  *   io_uring waiters are served by the port's timer checks, so they see at
  *   least the plan's check interval.
+ *   A non-blocking read that races another reader of the same port may
+ *   fail with EAGAIN although records are queued (the other reader is
+ *   taking them); a reader that leaves records behind signals EPOLLIN
+ *   again, so an edge-triggered epoll waiter hears of them.
  *
  * Word-wait timing
  *   A flag plan is checked every max(park_ns, the module's check floor); a
@@ -58,7 +62,10 @@
  *   counted from its submission: backstop_ns of a flag plan, or the
  *   module's default when that is 0 and for poll plans. start_ns (a
  *   resubmit's original start, never in the future) is what the estimator
- *   measures from.
+ *   measures from; a resubmit found done at submission ends EXACT and
+ *   trains the estimator with the time since start_ns. A point's sample
+ *   window is the largest window of the predicting plans that used it (it
+ *   grows, never shrinks, so plans mixed at one point keep its samples).
  *
  * Errors (beyond the extensibility rules above)
  *   EPERM    line register or word submit from another mm
@@ -67,7 +74,8 @@
  *   EINVAL   a line address that is NULL, unaligned, outside user space,
  *            or not anonymous/shmem memory; a slot >= 8; an invalid or
  *            block plan; start_ns in the future; an fd that is not a
- *            sync_file; entry_size below the first ABI version
+ *            sync_file; entry_size below the first ABI version or above
+ *            the page size
  *   EBADF    a fence fd that is negative or not open
  *   ENOENT   an unknown line id (ids start at 1, 0 is never valid); a cancel
  *            or point-stats key that matches nothing (cancelling an
@@ -81,7 +89,11 @@
  *   ENOMEM   the line's pin would exceed RLIMIT_MEMLOCK (without
  *            CAP_IPC_LOCK), or memory is short
  *   A failed batch submits nothing; error_index names the first bad entry,
- *   or equals count when the batch as a whole was refused.
+ *   in entry order whatever its fault (unreadable, invalid, unknown line,
+ *   bad fence fd), or equals count when the batch as a whole was refused
+ *   (EPERM, a bad header, E2BIG, ENOSPC, ENOMEM). When struct
+ *   gpuar_submit itself cannot be read or fails the size rules,
+ *   error_index is not written.
  */
 #ifndef _UAPI_LINUX_GPUAR_H
 #define _UAPI_LINUX_GPUAR_H
@@ -147,19 +159,26 @@ enum gpuar_source {
 };
 
 enum gpuar_outcome {
-	GPUAR_OUTCOME_IMMEDIATE = 1,	/* done at submission */
-	GPUAR_OUTCOME_EXACT = 2,	/* a check saw it pending, a later one done */
+	GPUAR_OUTCOME_IMMEDIATE = 1,	/* done at submission (a first submit) */
+	/*
+	 * A check saw it pending, a later one done; or a resubmit (start_ns
+	 * set) done at submission, which earlier checks saw pending.
+	 */
+	GPUAR_OUTCOME_EXACT = 2,
 	GPUAR_OUTCOME_LATE = 3,		/* first check after the sleep found it done */
 	GPUAR_OUTCOME_FENCE = 4,	/* the fence signalled; status is its error */
 	GPUAR_OUTCOME_TIMEOUT = 5,	/* backstop expired; status -ETIME */
 	GPUAR_OUTCOME_CANCELLED = 6,	/* cancelled or port closed; status -ECANCELED */
 };
+
 #define GPUAR_OUTCOME_COUNT 7		/* array size for per-outcome counters */
 
 /*
  * One completion record, version 1: 64 bytes. Times are CLOCK_MONOTONIC
  * nanoseconds. complete_ns is the time of the check that saw the word done
- * (word waits) or the fence's signal timestamp (fence waits).
+ * (word waits) or the fence's signal timestamp (fence waits). A fence that
+ * had signalled before it was submitted has complete_ns < start_ns (its
+ * start is the submission): compute a duration with that in mind.
  */
 struct gpuar_record {
 	__aligned_u64 user_data;
@@ -290,6 +309,7 @@ struct gpuar_point_stats {
 	__aligned_u64 predicted_ns;	/* out: prediction, 0 if none */
 	__aligned_u64 outcomes[GPUAR_OUTCOME_COUNT];
 };
+
 #define GPUAR_POINT_HAS_PREDICTION (1U << 0)
 
 /* ------------------------------------------------------------ ioctls */
