@@ -3,9 +3,10 @@
 #
 # check-freestanding.sh OUTDIR CC "CFLAGS" "KERNEL_SRCS" "USER_SRCS"
 #
-# The shared core must compile with no libc and no headers but its own and
-# the ABI's, because the module compiles the same files. Each file is
-# compiled -ffreestanding (flags from core.mk); its objects may reference
+# The shared core must compile with no libc and no headers but its own, the
+# ABI's and the library's dependency-free <gpuar/codes.h> (the coded error
+# numbers, defined once), because the module compiles the same files. Each
+# file is compiled -ffreestanding (flags from core.mk); its objects may reference
 # only memset/memcpy/memmove (emitted by compilers for struct copies) and
 # symbols the core itself defines, and the files compiled into the module
 # only what those files define.
@@ -18,11 +19,11 @@ for f in core/*.c core/*.h; do
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*\([<"][^>"]*[>"]\).*/\1/p' "$f" |
 	while read -r inc; do
 		case $inc in
-		'<linux/gpuar.h>' | '<linux/types.h>') ;;
+		'<linux/gpuar.h>' | '<linux/types.h>' | '<gpuar/codes.h>') ;;
 		\"*\")
 			h=${inc#\"}; h=${h%\"}
 			[ -f "core/$h" ] || { echo "$f: includes $inc, not a core header"; exit 1; } ;;
-		*) echo "$f: includes $inc (only core headers, <linux/gpuar.h>, <linux/types.h>)"; exit 1 ;;
+		*) echo "$f: includes $inc (only core headers, <linux/gpuar.h>, <linux/types.h>, <gpuar/codes.h>)"; exit 1 ;;
 		esac
 	done || fail=1
 done
@@ -32,7 +33,7 @@ defined() { nm --defined-only $(objs "$1") | awk 'NF == 3 { print $3 }' | sort -
 
 for src in $kernel_srcs $user_srcs; do
 	# shellcheck disable=SC2086
-	$cc $cflags -Iinclude/uapi -Icore -c -o "$out/$(basename "$src" .c).o" "$src" || fail=1
+	$cc $cflags -Iinclude/uapi -Iinclude -Icore -c -o "$out/$(basename "$src" .c).o" "$src" || fail=1
 done
 [ $fail -eq 0 ] || { echo "check-core-freestanding: FAIL"; exit 1; }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * The coded error registry: one append-only table of stable numbers, each
- * with a name, a severity and a message template. Callers branch on the
- * number, never on the text. Numbers are never reused or renumbered; a
+ * The coded error registry: one append-only table of stable numbers
+ * (enum gpuar_code, defined once in include/gpuar/codes.h, which the
+ * library installs), each with a name, a severity and a message template.
+ * Callers branch on the number, never on the text. Numbers are never reused or renumbered; a
  * retired code keeps its entry.
  *
  * Templates hold positional placeholders {0}..{9}, filled from the
@@ -12,25 +13,7 @@
 #define GPUAR_CORE_CODES_H
 
 #include "types.h"
-
-enum gpuar_code {
-	GPUAR_OK = 0,
-	GPUAR_E_INVALID_PLAN = 1,
-	GPUAR_W_PARK_FALLBACK = 2,
-	GPUAR_W_EXECUTOR_FALLBACK = 3,
-	GPUAR_E_EXECUTOR_REFUSED = 4,
-	GPUAR_E_INVALID_EXECUTOR = 5,
-	GPUAR_E_PENDED_INLINE = 6,
-	GPUAR_E_STALLED = 7,
-	GPUAR_E_BACKEND = 8,
-	/* appended after the reference numbering: */
-	GPUAR_E_INVALID_BANDS = 9,
-	GPUAR_E_ENGINE_UNAVAILABLE = 10,
-	GPUAR_W_ENGINE_FALLBACK = 11,
-	GPUAR_E_SYSTEM = 12,
-	GPUAR_E_INVALID_ARGUMENT = 13,
-	GPUAR_CODE_NEXT		/* one past the last assigned number */
-};
+#include <gpuar/codes.h>	/* enum gpuar_code: the numbers */
 
 enum gpuar_severity {
 	GPUAR_SEV_ERROR = 1,

@@ -7,3 +7,4 @@
  */
 #include "../core/plan.c"
 #include "../core/estimator.c"
+#include "../core/outcome.c"

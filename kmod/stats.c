@@ -9,6 +9,7 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 
+#include "../core/outcome.h"
 #include "port.h"
 #include "uarg.h"
 
@@ -105,15 +106,6 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 	return gpuar_uarg_out(&ps, sizeof(ps), uarg, usize);
 }
 
-static const char *const gpuar_outcome_names[GPUAR_OUTCOME_COUNT] = {
-	[GPUAR_OUTCOME_IMMEDIATE] = "immediate",
-	[GPUAR_OUTCOME_EXACT] = "exact",
-	[GPUAR_OUTCOME_LATE] = "late",
-	[GPUAR_OUTCOME_FENCE] = "fence",
-	[GPUAR_OUTCOME_TIMEOUT] = "timeout",
-	[GPUAR_OUTCOME_CANCELLED] = "cancelled",
-};
-
 static void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
 {
 	struct gpuar_port_stats st = {};
@@ -129,7 +121,7 @@ static void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
 	seq_printf(m, "points:\t%llu\n", st.points);
 	seq_printf(m, "submitted:\t%llu\n", st.submitted);
 	for (i = 1; i < GPUAR_OUTCOME_COUNT; i++)
-		seq_printf(m, "%s:\t%llu\n", gpuar_outcome_names[i],
+		seq_printf(m, "%s:\t%llu\n", gpuar_outcome_str(i),
 			   st.outcomes[i]);
 	seq_printf(m, "checks:\t%llu\n", st.checks);
 	seq_printf(m, "sleeps:\t%llu\n", st.sleeps);
@@ -174,7 +166,7 @@ static void gpuar_port_show_points(struct seq_file *m,
 		seq_printf(m, "point 0x%llx samples=%llu predicted_ns=%llu",
 			   point, samples, has ? predicted : 0);
 		for (k = 1; k < GPUAR_OUTCOME_COUNT; k++)
-			seq_printf(m, " %s=%llu", gpuar_outcome_names[k],
+			seq_printf(m, " %s=%llu", gpuar_outcome_str(k),
 				   outcomes[k]);
 		seq_putc(m, '\n');
 	}

@@ -187,7 +187,11 @@ GPUAR_EXPORT const char *gpuar_park_resolve(const struct gpuar_caps *c,
 					    struct gpuar_error *diag)
 {
 	const char *args[3] = { "hardware word wait",
+#if defined(__aarch64__)
+				"the CPU has neither WFxT (wfet) nor the event stream (wfe)",
+#else
 				"the CPU has neither WAITPKG (umwait) nor MONITORX (mwaitx)",
+#endif
 				"sleep" };
 
 	gpuar_diag_clear(diag);

@@ -70,15 +70,7 @@ GPUAR_EXPORT uint64_t gpuar_now_ns(void)
 
 GPUAR_EXPORT const char *gpuar_outcome_name(uint32_t outcome)
 {
-	static const char *const names[GPUAR_OUTCOME_COUNT] = {
-		[GPUAR_OUTCOME_IMMEDIATE] = "immediate",
-		[GPUAR_OUTCOME_EXACT] = "exact",
-		[GPUAR_OUTCOME_LATE] = "late",
-		[GPUAR_OUTCOME_FENCE] = "fence",
-		[GPUAR_OUTCOME_TIMEOUT] = "timeout",
-		[GPUAR_OUTCOME_CANCELLED] = "cancelled",
-	};
+	const char *name = gpuar_outcome_str(outcome);
 
-	return outcome < GPUAR_OUTCOME_COUNT && names[outcome] ?
-	       names[outcome] : "?";
+	return name ? name : "?";
 }

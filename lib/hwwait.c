@@ -2,7 +2,8 @@
 /*
  * Hardware word wait: x86 UMONITOR/UMWAIT (WAITPKG) or AMD
  * MONITORX/MWAITX, found by CPUID once. The instructions are emitted as
- * bytes and only ever executed after CPUID said the CPU has them.
+ * bytes and only ever executed after CPUID said the CPU has them. arm64
+ * (WFET/WFE) is in hwwait_arm64.c; other CPUs have none.
  */
 #include "internal.h"
 
@@ -107,7 +108,7 @@ GPUAR_EXPORT int gpuar_hw_word_wait(const uint64_t *word, uint64_t seen,
 	return 0;
 }
 
-#else
+#elif !defined(__aarch64__)
 
 GPUAR_EXPORT const char *gpuar_hw_word_wait_kind(void)
 {

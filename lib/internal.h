@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What every library source includes first: the shared core's headers,
- * then the public API (whose copy of the code registry steps aside for the
- * core's), then the library's internal helpers.
+ * then the public API (both take the coded error numbers from
+ * <gpuar/codes.h>), then the library's internal helpers.
  */
 #ifndef GPUAR_LIB_INTERNAL_H
 #define GPUAR_LIB_INTERNAL_H
@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "estimator.h"
 #include "plan_text.h"
+#include "outcome.h"
 
 #include <gpuar/gpuar.h>
 

@@ -3,8 +3,8 @@
 # carrying the shared core, the soft and DRM backends.
 LIB_SRCS := lib/error.c lib/plan_api.c lib/wstep.c lib/port.c \
 	lib/port_kernel.c lib/port_user.c lib/clock.c lib/vclock.c \
-	lib/hwwait.c lib/source.c lib/wait.c lib/caps.c lib/exec.c \
-	lib/uring.c lib/uring_host.c backends/soft/soft.c backends/drm/sync_file.c \
+	lib/hwwait.c lib/hwwait_arm64.c lib/source.c lib/wait.c lib/caps.c \
+	lib/exec.c lib/uring.c lib/uring_host.c backends/soft/soft.c backends/drm/sync_file.c \
 	backends/drm/syncobj.c
 # The CUDA and HIP backends (backends/backends.mk, included before us).
 LIB_SRCS += $(BACKEND_SRCS)
@@ -64,6 +64,31 @@ uninstall-lib:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpuar
 
 INSTALL_TARGETS += install-lib
+
+# check-arm64-hwwait: the arm64 hardware word wait (WFET/WFE) cannot run
+# on the x86-64 test machines; prove at least that it compiles, warning
+# free, with the aarch64 cross compiler (Debian's gcc-aarch64-linux-gnu),
+# and say so when that compiler is missing.
+ARM64_CC ?= aarch64-linux-gnu-gcc
+ARM64_HWWAIT_SRCS := lib/hwwait_arm64.c lib/hwwait.c
+.PHONY: check-arm64-hwwait
+check-arm64-hwwait:
+	@if ! command -v $(ARM64_CC) >/dev/null 2>&1; then \
+		echo "ok - check-arm64-hwwait # SKIP no $(ARM64_CC) (apt-get install gcc-aarch64-linux-gnu)"; \
+	else \
+		mkdir -p $(BUILD)/arm64 && \
+		for f in $(ARM64_HWWAIT_SRCS); do \
+			$(ARM64_CC) -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Icore -Ilib \
+				-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+				-Wmissing-prototypes -fPIC -pthread -O2 -c \
+				-o $(BUILD)/arm64/$$(basename $$f .c).o $$f || exit 1; \
+		done && \
+		{ nm $(BUILD)/arm64/hwwait_arm64.o | grep -q ' T gpuar_hw_word_wait$$' && \
+		  ! nm $(BUILD)/arm64/hwwait.o | grep -q ' T gpuar_hw_word_wait'; } || \
+		{ echo "not ok - check-arm64-hwwait: gpuar_hw_word_wait must come from hwwait_arm64.c alone"; exit 1; }; \
+		echo "ok - check-arm64-hwwait: $(ARM64_HWWAIT_SRCS) compile for aarch64 (not run here)"; \
+	fi
+CHECK_UNIT_TARGETS += check-arm64-hwwait
 
 # check-quickstart: what the README promises. Install into a temporary
 # DESTDIR, then build the README's first ```c block (which must be

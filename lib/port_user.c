@@ -359,7 +359,7 @@ static int u_submit_word(struct gpuar_port *port,
 		seen = gpuar_word_load(w->word);
 		u->st.checks++;
 		if (gpuar_wstep_begin(&w->ws, &in->plan, w->pt ? &w->pt->est : NULL,
-				      w->start_ns, now,
+				      w->start_ns, in->start_ns != 0, now,
 				      gpuar_reached(seen, in->target), &u->cfg)) {
 			word_done(u, w, seen);
 			continue;
@@ -537,10 +537,11 @@ static u32 pop(struct uport *u, struct gpuar_record *records, u32 max)
 
 /*
  * Park a blocked reaper on the word of the flag wait due first with the
- * hardware word wait (umwait/mwaitx), bounded by that wait's next check
- * and the reaper's deadline, so the store wakes it without a timer. The
- * line is held busy meanwhile so no other thread can free it. False where
- * the CPU has no word wait or no flag wait is parked.
+ * hardware word wait (umwait/mwaitx/wfet/wfe), bounded by that wait's
+ * next check and the reaper's deadline, so the store wakes it without a
+ * timer. The line is held busy meanwhile so no other thread can free it.
+ * False where the CPU has no word wait, cannot keep the bound, or no flag
+ * wait is parked.
  */
 static bool hw_park(struct uport *u, u64 deadline)
 {
@@ -548,6 +549,7 @@ static bool hw_park(struct uport *u, u64 deadline)
 	struct gpuar_line *line;
 	const uint64_t *word;
 	u64 until, bound, seen;
+	bool waited;
 	u32 i;
 
 	if (!gpuar_hw_word_wait_kind())
@@ -571,9 +573,14 @@ static bool hw_park(struct uport *u, u64 deadline)
 	bound = first->ws.interval_ns;
 	seen = gpuar_word_load(word);
 	pthread_mutex_unlock(&u->lock);
-	gpuar_hw_word_wait(word, seen, until, bound);
+	waited = gpuar_hw_word_wait(word, seen, until, bound) == 0;
 	pthread_mutex_lock(&u->lock);
 	line->pending--;
+	if (!waited) {
+		/* A bound the CPU's wait cannot keep (arm64 WFE): the fd waits. */
+		pthread_mutex_unlock(&u->lock);
+		return false;
+	}
 	/* The word moved: check its waits now rather than at their next tick. */
 	if (gpuar_word_load(word) != seen) {
 		u64 now = gpuar_now_ns();

@@ -239,8 +239,8 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	if (r < 0)
 		return source_error(w, rec, r, "check", diag);
 	pthread_mutex_lock(&w->lock);
-	done = gpuar_wstep_begin(&ws, plan, &e->est, start, now_of(c), r > 0,
-				 &cfg);
+	done = gpuar_wstep_begin(&ws, plan, &e->est, start, false, now_of(c),
+				 r > 0, &cfg);
 	if (done)
 		e->outcomes[ws.outcome]++;
 	pthread_mutex_unlock(&w->lock);

@@ -25,8 +25,8 @@ static void finish(struct gpuar_wstep *ws, u8 outcome, u64 now)
 }
 
 bool gpuar_wstep_begin(struct gpuar_wstep *ws, const struct gpuar_plan *plan,
-		       struct gpuar_est *est, u64 start_ns, u64 now, bool done,
-		       const struct gpuar_wstep_cfg *cfg)
+		       struct gpuar_est *est, u64 start_ns, bool resubmit,
+		       u64 now, bool done, const struct gpuar_wstep_cfg *cfg)
 {
 	u64 sleep = 0, iv;
 
@@ -41,6 +41,17 @@ bool gpuar_wstep_begin(struct gpuar_wstep *ws, const struct gpuar_plan *plan,
 		ws->backstop_at_ns = now + (plan->park == GPUAR_PARK_FLAG &&
 					    plan->backstop_ns ?
 					    plan->backstop_ns : cfg->backstop_ns);
+	if (done && resubmit) {
+		/*
+		 * The checks before the resubmit saw it pending: done now is
+		 * a check that saw it pending then done, timed from the
+		 * original start (the ABI's rule for start_ns).
+		 */
+		if (est)
+			gpuar_est_exact(est, now > start_ns ? now - start_ns : 0);
+		finish(ws, GPUAR_OUTCOME_EXACT, now);
+		return true;
+	}
 	if (done) {
 		finish(ws, GPUAR_OUTCOME_IMMEDIATE, now);
 		return true;
@@ -97,9 +108,14 @@ struct gpuar_est_entry *gpuar_wstep_point(struct gpuar_est_table *tab,
 	bool predicts = gpuar_plan_predicts(plan);
 	struct gpuar_est_entry *e;
 
-	/* As the module: a new point's window is the plan's, or 1. */
+	/*
+	 * As the module: a new point's window is the plan's, or 1, and it
+	 * only grows (to the largest window of the predicting plans that
+	 * used it): shrinking drops samples, so plans with different windows
+	 * at one point would keep discarding each other's.
+	 */
 	e = gpuar_est_table_get(tab, point, plan->window ? plan->window : 1);
-	if (e && predicts && e->est.window != plan->window)
+	if (e && predicts && e->est.window < plan->window)
 		gpuar_est_set_window(&e->est, plan->window);
 	return e;
 }

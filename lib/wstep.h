@@ -5,7 +5,9 @@
  * decides the outcome, the next check time and what the estimator learns,
  * so both give the same outcomes as the module for the same device.
  *
- *   first check: done -> IMMEDIATE. Else, with a predicted sleep: SLEEP
+ *   first check: done -> IMMEDIATE (a resubmit, whose earlier checks saw
+ *   the work pending: EXACT, estimator learns the time since its original
+ *   start, as the module). Else, with a predicted sleep: SLEEP
  *   until start + sleep; the check then: done -> LATE (estimator learns
  *   late), else PARK. In PARK a check every interval (park_ns for flag,
  *   the poll interval for poll): done -> EXACT (estimator learns the
@@ -50,18 +52,23 @@ struct gpuar_wstep {
 };
 
 /*
- * Begin a wait whose first check, at @now, found @done. @est may be NULL
- * (no estimator: never sleeps, learns nothing). Returns true when done.
+ * Begin a wait whose first check, at @now, found @done. @resubmit: the
+ * wait resumes one that ended TIMEOUT (the ABI's start_ns given), and
+ * @start_ns is its original start. @est may be NULL (no estimator: never
+ * sleeps, learns nothing). Returns true when done.
  */
 bool gpuar_wstep_begin(struct gpuar_wstep *ws, const struct gpuar_plan *plan,
-		       struct gpuar_est *est, u64 start_ns, u64 now, bool done,
-		       const struct gpuar_wstep_cfg *cfg);
+		       struct gpuar_est *est, u64 start_ns, bool resubmit,
+		       u64 now, bool done, const struct gpuar_wstep_cfg *cfg);
 
 /* A later check, at @now, found @done. Returns true when the wait ended. */
 bool gpuar_wstep_checked(struct gpuar_wstep *ws, struct gpuar_est *est,
 			 u64 now, bool done);
 
-/* The estimator entry for @plan at @point (window set from a predict plan). */
+/*
+ * The estimator entry for @plan at @point: a new point's window is the
+ * plan's (or 1); a predicting plan with a larger window grows it.
+ */
 struct gpuar_est_entry *gpuar_wstep_point(struct gpuar_est_table *tab,
 					  u64 point,
 					  const struct gpuar_plan *plan);

@@ -13,6 +13,8 @@ set -euo pipefail
 pkgs=(
 	# build
 	build-essential pkg-config clang llvm lld libfuzzer-14-dev libclang-rt-14-dev
+	# compile check of the arm64 hardware word wait
+	gcc-aarch64-linux-gnu
 	bc bison flex libelf-dev libssl-dev dwarves pahole cpio xz-utils zstd kmod rsync
 	util-linux binutils
 	# userspace dependencies

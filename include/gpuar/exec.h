@@ -44,11 +44,11 @@ struct gpuar_error;
 
 struct gpuar_caps {
 	bool io_uring;		/* io_uring_queue_init and a TIMEOUT op work */
-	bool hw_word_wait;	/* umwait or mwaitx */
+	bool hw_word_wait;	/* umwait, mwaitx, wfet or wfe */
 	bool module;		/* /dev/gpuar opens and answers VERSION */
 	bool precise_sleep;	/* PR_SET_TIMERSLACK or timerfd works */
 	bool multishot_read;	/* IORING_OP_READ_MULTISHOT (Linux 6.7+) */
-	const char *hw_word_wait_kind;	/* "umwait", "mwaitx" or "none" */
+	const char *hw_word_wait_kind;	/* "umwait", "mwaitx", "wfet", "wfe" or "none" */
 };
 
 /*

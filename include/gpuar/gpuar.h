@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/gpuar.h>
+#include <gpuar/codes.h>	/* enum gpuar_code: the coded error numbers */
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,29 +47,7 @@ const char *gpuar_version(void);
 
 /* ------------------------------------------------------------ errors */
 
-/*
- * The coded error registry (stable numbers, append-only), the same numbers
- * as the shared core's registry. Guarded so the library's own sources can
- * include the core's definition first.
- */
-#ifndef GPUAR_CORE_CODES_H
-enum gpuar_code {
-	GPUAR_OK = 0,
-	GPUAR_E_INVALID_PLAN = 1,
-	GPUAR_W_PARK_FALLBACK = 2,
-	GPUAR_W_EXECUTOR_FALLBACK = 3,
-	GPUAR_E_EXECUTOR_REFUSED = 4,
-	GPUAR_E_INVALID_EXECUTOR = 5,
-	GPUAR_E_PENDED_INLINE = 6,
-	GPUAR_E_STALLED = 7,
-	GPUAR_E_BACKEND = 8,
-	GPUAR_E_INVALID_BANDS = 9,
-	GPUAR_E_ENGINE_UNAVAILABLE = 10,
-	GPUAR_W_ENGINE_FALLBACK = 11,
-	GPUAR_E_SYSTEM = 12,
-	GPUAR_E_INVALID_ARGUMENT = 13,
-};
-#endif
+/* The coded error numbers (enum gpuar_code) are in <gpuar/codes.h>. */
 
 #define GPUAR_MESSAGE_MAX 256
 

@@ -138,16 +138,22 @@ struct gpuar_clock {
 const struct gpuar_clock *gpuar_clock_monotonic(void);
 
 /*
- * Hardware word wait: "umwait" (x86 WAITPKG), "mwaitx" (AMD MONITORX) or
- * NULL where the CPU has neither (probed once by CPUID; the instructions
- * are never executed where absent). Thread-safe.
+ * Hardware word wait: "umwait" (x86 WAITPKG), "mwaitx" (AMD MONITORX),
+ * "wfet" (arm64 FEAT_WFxT), "wfe" (arm64 WFE woken by the kernel's event
+ * stream) or NULL where the CPU has none (probed once by CPUID, or
+ * getauxval's HWCAP2_WFXT and HWCAP_EVTSTRM; the instructions are never
+ * executed where absent). The arm64 kinds are compile-checked only
+ * (make check-arm64-hwwait): no arm64 machine runs the tests. Thread-safe.
  */
 const char *gpuar_hw_word_wait_kind(void);
 
 /*
  * Wait with the hardware word wait until *@word != @seen or @until_ns,
- * each monitor wait bounded by @bound_ns. Returns 0, or -EOPNOTSUPP where
- * the CPU has none. Thread-safe.
+ * each monitor wait bounded by @bound_ns; never past @until_ns. Returns 0,
+ * or -EOPNOTSUPP where the CPU has none, or where it cannot keep
+ * @bound_ns: "wfe" wakes only at event stream ticks (up to 150 us apart),
+ * so it refuses a smaller bound and the caller's fallback (a timed sleep)
+ * runs instead. Thread-safe.
  */
 int gpuar_hw_word_wait(const uint64_t *word, uint64_t seen, uint64_t until_ns,
 		       uint64_t bound_ns);

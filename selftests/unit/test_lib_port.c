@@ -427,19 +427,79 @@ START_TEST(flag_backstop_expiry_is_timeout)
 }
 END_TEST
 
-START_TEST(resubmission_keeps_its_start)
+/*
+ * A resubmit (start_ns given, after a TIMEOUT record) found done at
+ * submission: the checks before it saw the work pending, so it is EXACT,
+ * not IMMEDIATE, and the point learns one sample from the original start.
+ */
+START_TEST(resubmission_done_at_submission_is_exact_from_its_start)
 {
+	struct gpuar_point_stats ps = { .point = 78 };
 	struct gpuar_port *p = open_port();
 	struct gpuar_line *l;
 	struct gpuar_word_wait w;
+	struct gpuar_record rec;
 	uint64_t start = gpuar_now_ns() - 5 * MS;
 
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
 	gpuar_line_words(l)[0] = 1;
 	w = word_wait(l, 0, 1, 1, "poll");
+	w.point = 78;
 	w.start_ns = start;
 	submit1(p, &w);
-	ck_assert_uint_eq(reap1(p, 1000 * MS).start_ns, start);
+	rec = reap1(p, 1000 * MS);
+	ck_assert_uint_eq(rec.start_ns, start);
+	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
+	ck_assert_uint_eq(rec.checks, 1);
+	ck_assert_uint_ge(rec.complete_ns - rec.start_ns, 5 * MS);
+	ck_assert_int_eq(gpuar_point_stats(p, &ps), 0);
+	ck_assert_uint_eq(ps.samples, 1);
+	ck_assert_uint_eq(ps.outcomes[GPUAR_OUTCOME_EXACT], 1);
+	ck_assert_uint_eq(ps.outcomes[GPUAR_OUTCOME_IMMEDIATE], 0);
+	/* The same word on a first submit is immediate and teaches nothing. */
+	w.start_ns = 0;
+	submit1(p, &w);
+	ck_assert_uint_eq(reap1(p, 1000 * MS).outcome, GPUAR_OUTCOME_IMMEDIATE);
+	ck_assert_int_eq(gpuar_point_stats(p, &ps), 0);
+	ck_assert_uint_eq(ps.samples, 1);
+	ck_assert_uint_eq(ps.outcomes[GPUAR_OUTCOME_IMMEDIATE], 1);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * A point's window only grows: a plan with a smaller window at the same
+ * point keeps the samples the larger one gathered (here the smallest,
+ * which the prediction is), instead of dropping all but its newest.
+ */
+START_TEST(point_window_grows_and_never_shrinks)
+{
+	static const uint64_t ago[] = { 5 * MS, 30 * MS, 30 * MS, 30 * MS };
+	struct gpuar_point_stats ps = { .point = 79 };
+	struct gpuar_port *p = open_port();
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	size_t i;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	gpuar_line_words(l)[0] = 1;
+	w = word_wait(l, 0, 1, 1, FLAG_PREDICT);	/* window=8 */
+	w.point = 79;
+	/* Resubmits found done: one EXACT sample each, of about ago[i]. */
+	for (i = 0; i < sizeof(ago) / sizeof(ago[0]); i++) {
+		if (i == 3)
+			w.plan.window = 2;
+		w.start_ns = gpuar_now_ns() - ago[i];
+		submit1(p, &w);
+		ck_assert_uint_eq(reap1(p, 1000 * MS).outcome,
+				  GPUAR_OUTCOME_EXACT);
+	}
+	ck_assert_int_eq(gpuar_point_stats(p, &ps), 0);
+	ck_assert_uint_eq(ps.samples, 4);
+	ck_assert(ps.flags & GPUAR_POINT_HAS_PREDICTION);
+	/* Shrunk to 2, the 5 ms sample would be gone (prediction >= 30 ms). */
+	ck_assert_uint_ge(ps.predicted_ns, 5 * MS);
+	ck_assert_uint_lt(ps.predicted_ns, 30 * MS);
 	gpuar_port_close(p);
 }
 END_TEST
@@ -938,7 +998,8 @@ int main(void)
 	tcase_add_loop_test(t, store_later_is_exact_for_poll_and_flag, 0, 3);
 	tcase_add_test(t, early_store_after_prediction_is_late);
 	tcase_add_test(t, flag_backstop_expiry_is_timeout);
-	tcase_add_test(t, resubmission_keeps_its_start);
+	tcase_add_test(t, resubmission_done_at_submission_is_exact_from_its_start);
+	tcase_add_test(t, point_window_grows_and_never_shrinks);
 	tcase_add_test(t, records_come_in_completion_order);
 	tcase_add_test(t, bad_word_waits_are_refused_whole);
 	tcase_add_test(t, batch_submits_all);

@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "stat_model.h"
+#include "outcome.h"	/* the core's table: the words the module prints */
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const outcome_names[GPUAR_OUTCOME_COUNT] = {
-	[GPUAR_OUTCOME_IMMEDIATE] = "immediate",
-	[GPUAR_OUTCOME_EXACT] = "exact",
-	[GPUAR_OUTCOME_LATE] = "late",
-	[GPUAR_OUTCOME_FENCE] = "fence",
-	[GPUAR_OUTCOME_TIMEOUT] = "timeout",
-	[GPUAR_OUTCOME_CANCELLED] = "cancelled",
-};
-
 const char *stat_outcome_name(unsigned int outcome)
 {
-	return outcome < GPUAR_OUTCOME_COUNT ? outcome_names[outcome] : NULL;
+	return gpuar_outcome_str(outcome);
 }
 
 void stat_snapshot_free(struct stat_snapshot *s)
