@@ -29,21 +29,24 @@ DOUBLE_CUDA := $(DOUBLES_DIR)/cuda/libcuda.so.1
 DOUBLE_HIP := $(DOUBLES_DIR)/hip/libamdhip64.so.6
 DOUBLE_HIP_NOWRITE := $(DOUBLES_DIR)/hip/libamdhip64-nowrite.so
 BACKEND_DOUBLES := $(DOUBLE_CUDA) $(DOUBLE_HIP) $(DOUBLE_HIP_NOWRITE)
-DOUBLE_QUEUE := selftests/doubles/common/fake_queue.c
+DOUBLE_CORE := selftests/doubles/common/fake_queue.c \
+	selftests/doubles/common/fake_memory.c
+DOUBLE_CORE_H := selftests/doubles/common/fake_queue.h \
+	selftests/doubles/common/fake_memory.h
 DOUBLE_FLAGS = $(CPPFLAGS_ALL) $(CFLAGS_ALL) -fvisibility=hidden -shared
 
-$(DOUBLE_CUDA): selftests/doubles/cuda/fake_cuda.c $(DOUBLE_QUEUE) \
-		selftests/doubles/common/fake_queue.h backends/cuda/cuda_decls.h
+$(DOUBLE_CUDA): selftests/doubles/cuda/fake_cuda.c $(DOUBLE_CORE) \
+		$(DOUBLE_CORE_H) backends/cuda/cuda_decls.h
 	@mkdir -p $(dir $@)
 	$(CC) $(DOUBLE_FLAGS) -Wl,-soname,libcuda.so.1 -o $@ $(filter %.c,$^) $(LDFLAGS_ALL)
 
-$(DOUBLE_HIP): selftests/doubles/hip/fake_hip.c $(DOUBLE_QUEUE) \
-		selftests/doubles/common/fake_queue.h backends/hip/hip_decls.h
+$(DOUBLE_HIP): selftests/doubles/hip/fake_hip.c $(DOUBLE_CORE) \
+		$(DOUBLE_CORE_H) backends/hip/hip_decls.h
 	@mkdir -p $(dir $@)
 	$(CC) $(DOUBLE_FLAGS) -Wl,-soname,libamdhip64.so.6 -o $@ $(filter %.c,$^) $(LDFLAGS_ALL)
 
-$(DOUBLE_HIP_NOWRITE): selftests/doubles/hip/fake_hip.c $(DOUBLE_QUEUE) \
-		selftests/doubles/common/fake_queue.h backends/hip/hip_decls.h
+$(DOUBLE_HIP_NOWRITE): selftests/doubles/hip/fake_hip.c $(DOUBLE_CORE) \
+		$(DOUBLE_CORE_H) backends/hip/hip_decls.h
 	@mkdir -p $(dir $@)
 	$(CC) $(DOUBLE_FLAGS) -DFAKE_HIP_WITHOUT_WRITE_VALUE \
 		-Wl,-soname,libamdhip64.so.6 -o $@ $(filter %.c,$^) $(LDFLAGS_ALL)

@@ -124,55 +124,34 @@ static int gcu_stream_admit(struct gv_backend *b, void *stream,
 	return 0;
 }
 
-static unsigned int gcu_write_value(struct gv_backend *b, void *stream,
-				    uint64_t devaddr, uint64_t value)
+static unsigned int gcu_stream_call(struct gv_backend *b, enum gv_stream_op op,
+				    void *stream, uint64_t devaddr,
+				    uint64_t value)
 {
 	struct gpuar_cuda *cu = gcu_of(b);
+	const struct gcu_api *api = &cu->drv.api;
 	gcu_result rc = gcu_enter(cu);
 
 	if (rc)
 		return rc;
-	/* The default flags keep the memory barrier: never NO_MEMORY_BARRIER. */
-	rc = cu->drv.api.cuStreamWriteValue64(stream, devaddr, value,
-					      GCU_STREAM_WRITE_VALUE_DEFAULT);
-	gcu_leave(cu);
-	return rc;
-}
-
-static unsigned int gcu_wait_value(struct gv_backend *b, void *stream,
-				   uint64_t devaddr, uint64_t value)
-{
-	struct gpuar_cuda *cu = gcu_of(b);
-	gcu_result rc = gcu_enter(cu);
-
-	if (rc)
-		return rc;
-	rc = cu->drv.api.cuStreamWaitValue64(stream, devaddr, value,
-					     GCU_STREAM_WAIT_VALUE_GEQ);
-	gcu_leave(cu);
-	return rc;
-}
-
-static unsigned int gcu_query(struct gv_backend *b, void *stream)
-{
-	struct gpuar_cuda *cu = gcu_of(b);
-	gcu_result rc = gcu_enter(cu);
-
-	if (rc)
-		return rc;
-	rc = cu->drv.api.cuStreamQuery(stream);
-	gcu_leave(cu);
-	return rc;
-}
-
-static unsigned int gcu_synchronize(struct gv_backend *b, void *stream)
-{
-	struct gpuar_cuda *cu = gcu_of(b);
-	gcu_result rc = gcu_enter(cu);
-
-	if (rc)
-		return rc;
-	rc = cu->drv.api.cuStreamSynchronize(stream);
+	switch (op) {
+	case GV_WRITE_VALUE:
+		/* The default flags keep the memory barrier: never
+		 * NO_MEMORY_BARRIER. */
+		rc = api->cuStreamWriteValue64(stream, devaddr, value,
+					       GCU_STREAM_WRITE_VALUE_DEFAULT);
+		break;
+	case GV_WAIT_VALUE:
+		rc = api->cuStreamWaitValue64(stream, devaddr, value,
+					      GCU_STREAM_WAIT_VALUE_GEQ);
+		break;
+	case GV_QUERY:
+		rc = api->cuStreamQuery(stream);
+		break;
+	case GV_SYNCHRONIZE:
+		rc = api->cuStreamSynchronize(stream);
+		break;
+	}
 	gcu_leave(cu);
 	return rc;
 }
@@ -206,15 +185,13 @@ static const struct gv_ops gcu_ops = {
 	.domain = "context",
 	.not_ready = GCU_ERROR_NOT_READY,
 	.wait_wraps = true,
+	.domain_stream = GCU_STREAM_LEGACY,
 	.line_hold = gcu_line_hold,
 	.line_release = gcu_line_release,
 	.page_register = gcu_page_register,
 	.page_unregister = gcu_page_unregister,
 	.stream_admit = gcu_stream_admit,
-	.write_value = gcu_write_value,
-	.wait_value = gcu_wait_value,
-	.query = gcu_query,
-	.synchronize = gcu_synchronize,
+	.stream_call = gcu_stream_call,
 	.status_name = gcu_name,
 	.status_sticky = gcu_sticky,
 };
@@ -222,7 +199,7 @@ static const struct gv_ops gcu_ops = {
 int gpuar_cuda_open(struct gpuar_cuda **out, int ordinal,
 		    struct gpuar_error *diag)
 {
-	struct gcu_load_error why = { 0 };
+	struct gv_load_error why = { 0 };
 	struct gpuar_cuda *cu;
 	int mem_ops = 0;
 	gcu_result rc;
@@ -238,8 +215,7 @@ int gpuar_cuda_open(struct gpuar_cuda **out, int ordinal,
 	err = gcu_load(&cu->drv, &why);
 	if (err) {
 		gv_fail(&cu->gv, diag, why.err,
-			why.status == ~0u ? GV_NO_VENDOR_STATUS : why.status,
-			"%s", why.detail);
+			why.status, "%s", why.detail);
 		goto fail;
 	}
 	rc = cu->drv.api.cuDeviceGet(&cu->device, ordinal);

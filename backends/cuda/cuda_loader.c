@@ -50,19 +50,6 @@ static const struct gcu_entry {
 #undef E
 };
 
-static int gcu_why(struct gcu_load_error *why, int err, unsigned int status,
-		   const char *fmt, const char *a, const char *b)
-	__attribute__((format(printf, 4, 0)));
-
-static int gcu_why(struct gcu_load_error *why, int err, unsigned int status,
-		   const char *fmt, const char *a, const char *b)
-{
-	why->err = err;
-	why->status = status;
-	snprintf(why->detail, sizeof(why->detail), fmt, a, b);
-	return -err;
-}
-
 static void **gcu_slot(struct gcu_api *api, const struct gcu_entry *e)
 {
 	return (void **)((char *)api + e->offset);
@@ -81,7 +68,7 @@ static const char *gcu_symbol_status(unsigned int st)
 }
 
 static int gcu_resolve_proc(struct gcu_loaded *l, gcu_fn_cuGetProcAddress_v2 gpa,
-			    struct gcu_load_error *why)
+			    struct gv_load_error *why)
 {
 	for (size_t i = 0; i < sizeof(gcu_entries) / sizeof(gcu_entries[0]); i++) {
 		const struct gcu_entry *e = &gcu_entries[i];
@@ -91,33 +78,33 @@ static int gcu_resolve_proc(struct gcu_loaded *l, gcu_fn_cuGetProcAddress_v2 gpa
 				    GCU_GET_PROC_ADDRESS_DEFAULT, &st);
 
 		if (rc || st != GCU_GET_PROC_ADDRESS_SUCCESS || !fn)
-			return gcu_why(why, ENOSYS, rc ? rc : GCU_ERROR_NOT_FOUND,
-				       "the driver lacks entry point %s for CUDA "
-				       "12.0 (cuGetProcAddress_v2: %s)", e->base,
-				       gcu_symbol_status(st));
+			return gv_load_fail(why, ENOSYS, rc ? rc : GCU_ERROR_NOT_FOUND,
+					    "the driver lacks entry point %s for CUDA "
+					    "12.0 (cuGetProcAddress_v2: %s)", e->base,
+					    gcu_symbol_status(st));
 		*gcu_slot(&l->api, e) = fn;
 	}
 	l->resolver = "cuGetProcAddress_v2";
 	return 0;
 }
 
-static int gcu_resolve_dlsym(struct gcu_loaded *l, struct gcu_load_error *why)
+static int gcu_resolve_dlsym(struct gcu_loaded *l, struct gv_load_error *why)
 {
 	for (size_t i = 0; i < sizeof(gcu_entries) / sizeof(gcu_entries[0]); i++) {
 		const struct gcu_entry *e = &gcu_entries[i];
 		void *fn = dlsym(l->dl, e->symbol);
 
 		if (!fn)
-			return gcu_why(why, ENOSYS, GCU_ERROR_NOT_FOUND,
-				       "the driver lacks entry point %s (%s)",
-				       e->symbol, "dlsym, driver older than 12.0");
+			return gv_load_fail(why, ENOSYS, GCU_ERROR_NOT_FOUND,
+					    "the driver lacks entry point %s (%s)",
+					    e->symbol, "dlsym, driver older than 12.0");
 		*gcu_slot(&l->api, e) = fn;
 	}
 	l->resolver = "dlsym";
 	return 0;
 }
 
-int gcu_load(struct gcu_loaded *l, struct gcu_load_error *why)
+int gcu_load(struct gcu_loaded *l, struct gv_load_error *why)
 {
 	const char *name = getenv("GPUAR_CUDA_LIBRARY");
 	gcu_fn_cuGetProcAddress_v2 gpa;
@@ -132,29 +119,29 @@ int gcu_load(struct gcu_loaded *l, struct gcu_load_error *why)
 	snprintf(l->library, sizeof(l->library), "%s", name);
 	l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!l->dl)
-		return gcu_why(why, ENOENT, ~0u,
-			       "cannot load the CUDA driver %s: %s", name,
-			       dlerror());
+		return gv_load_fail(why, ENOENT, GV_NO_VENDOR_STATUS,
+				    "cannot load the CUDA driver %s: %s", name,
+				    dlerror());
 	/* cuInit and cuDriverGetVersion predate every resolver. */
 	init = (gcu_fn_cuInit)dlsym(l->dl, "cuInit");
 	version = (gcu_fn_cuDriverGetVersion)dlsym(l->dl, "cuDriverGetVersion");
 	if (!init || !version) {
-		err = gcu_why(why, ENOSYS, GCU_ERROR_NOT_FOUND,
-			      "%s lacks entry point %s", name,
-			      init ? "cuDriverGetVersion" : "cuInit");
+		err = gv_load_fail(why, ENOSYS, GCU_ERROR_NOT_FOUND,
+				   "%s lacks entry point %s", name,
+				   init ? "cuDriverGetVersion" : "cuInit");
 		goto fail;
 	}
 	rc = init(0);
 	if (rc) {
-		err = gcu_why(why, rc == GCU_ERROR_NO_DEVICE ? ENODEV : EIO, rc,
-			      "cuInit failed in %s%s", name,
-			      rc == GCU_ERROR_NO_DEVICE ? ": no CUDA device" : "");
+		err = gv_load_fail(why, rc == GCU_ERROR_NO_DEVICE ? ENODEV : EIO, rc,
+				   "cuInit failed in %s%s", name,
+				   rc == GCU_ERROR_NO_DEVICE ? ": no CUDA device" : "");
 		goto fail;
 	}
 	rc = version(&l->driver_version);
 	if (rc) {
-		err = gcu_why(why, EIO, rc, "cuDriverGetVersion failed in %s%s",
-			      name, "");
+		err = gv_load_fail(why, EIO, rc, "cuDriverGetVersion failed in %s",
+				   name);
 		goto fail;
 	}
 	gpa = (gcu_fn_cuGetProcAddress_v2)dlsym(l->dl, "cuGetProcAddress_v2");

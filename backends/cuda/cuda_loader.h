@@ -7,6 +7,7 @@
 #define GPUAR_BACKENDS_CUDA_LOADER_H
 
 #include "cuda_decls.h"
+#include "vendor.h"
 
 struct gcu_api {
 	gcu_fn_cuInit cuInit;
@@ -40,15 +41,8 @@ struct gcu_loaded {
 	char library[256];
 };
 
-/* Why loading failed, for the caller's coded error. */
-struct gcu_load_error {
-	int err;		/* positive errno */
-	unsigned int status;	/* CUresult, or ~0u when not CUDA's */
-	char detail[512];
-};
-
 /* 0, or -err with *@why filled. On success the caller owns ->dl. */
-int gcu_load(struct gcu_loaded *out, struct gcu_load_error *why);
+int gcu_load(struct gcu_loaded *out, struct gv_load_error *why);
 void gcu_unload(struct gcu_loaded *l);
 
 /* The CUresult's name from the driver, else the backend's own table. */

@@ -127,59 +127,35 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	return 0;
 }
 
-static unsigned int ghip_write_value(struct gv_backend *b, void *stream,
-				     uint64_t devaddr, uint64_t value)
+static unsigned int ghip_stream_call(struct gv_backend *b, enum gv_stream_op op,
+				     void *stream, uint64_t devaddr,
+				     uint64_t value)
 {
 	struct gpuar_hip *h = ghip_of(b);
+	const struct ghip_api *api = &h->rt.api;
+	void *word = (void *)(uintptr_t)devaddr;
 	int saved;
 	ghip_error rc = ghip_enter(h, &saved);
 
 	if (rc)
 		return rc;
-	rc = h->rt.api.hipStreamWriteValue64(stream, (void *)(uintptr_t)devaddr,
-					     value, 0);
-	ghip_leave(h, saved);
-	return rc;
-}
-
-static unsigned int ghip_wait_value(struct gv_backend *b, void *stream,
-				    uint64_t devaddr, uint64_t value)
-{
-	struct gpuar_hip *h = ghip_of(b);
-	int saved;
-	ghip_error rc = ghip_enter(h, &saved);
-
-	if (rc)
-		return rc;
-	rc = h->rt.api.hipStreamWaitValue64(stream, (void *)(uintptr_t)devaddr,
-					    value, GHIP_STREAM_WAIT_VALUE_GTE,
-					    GHIP_WAIT_MASK_ALL);
-	ghip_leave(h, saved);
-	return rc;
-}
-
-static unsigned int ghip_query(struct gv_backend *b, void *stream)
-{
-	struct gpuar_hip *h = ghip_of(b);
-	int saved;
-	ghip_error rc = ghip_enter(h, &saved);
-
-	if (rc)
-		return rc;
-	rc = h->rt.api.hipStreamQuery(stream);
-	ghip_leave(h, saved);
-	return rc;
-}
-
-static unsigned int ghip_synchronize(struct gv_backend *b, void *stream)
-{
-	struct gpuar_hip *h = ghip_of(b);
-	int saved;
-	ghip_error rc = ghip_enter(h, &saved);
-
-	if (rc)
-		return rc;
-	rc = h->rt.api.hipStreamSynchronize(stream);
+	switch (op) {
+	case GV_WRITE_VALUE:
+		rc = api->hipStreamWriteValue64(stream, word, value, 0);
+		break;
+	case GV_WAIT_VALUE:
+		/* A plain >=: see wait_wraps. */
+		rc = api->hipStreamWaitValue64(stream, word, value,
+					       GHIP_STREAM_WAIT_VALUE_GTE,
+					       GHIP_WAIT_MASK_ALL);
+		break;
+	case GV_QUERY:
+		rc = api->hipStreamQuery(stream);
+		break;
+	case GV_SYNCHRONIZE:
+		rc = api->hipStreamSynchronize(stream);
+		break;
+	}
 	ghip_leave(h, saved);
 	return rc;
 }
@@ -200,15 +176,13 @@ static const struct gv_ops ghip_ops = {
 	.domain = "device",
 	.not_ready = GHIP_ERROR_NOT_READY,
 	.wait_wraps = false,
+	.domain_stream = GHIP_STREAM_PER_THREAD,
 	.line_hold = ghip_line_hold,
 	.line_release = ghip_line_release,
 	.page_register = ghip_page_register,
 	.page_unregister = ghip_page_unregister,
 	.stream_admit = ghip_stream_admit,
-	.write_value = ghip_write_value,
-	.wait_value = ghip_wait_value,
-	.query = ghip_query,
-	.synchronize = ghip_synchronize,
+	.stream_call = ghip_stream_call,
 	.status_name = ghip_name,
 	.status_sticky = ghip_sticky,
 };
@@ -216,7 +190,7 @@ static const struct gv_ops ghip_ops = {
 int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
 		   struct gpuar_error *diag)
 {
-	struct ghip_load_error why = { 0 };
+	struct gv_load_error why = { 0 };
 	struct gpuar_hip *h;
 	int count = 0;
 	ghip_error rc;
@@ -233,8 +207,7 @@ int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
 	err = ghip_load(&h->rt, &why);
 	if (err) {
 		gv_fail(&h->gv, diag, why.err,
-			why.status == ~0u ? GV_NO_VENDOR_STATUS : why.status,
-			"%s", why.detail);
+			why.status, "%s", why.detail);
 		goto fail;
 	}
 	rc = h->rt.api.hipGetDeviceCount(&count);

@@ -46,7 +46,7 @@ static const struct ghip_entry {
 #undef E
 };
 
-int ghip_load(struct ghip_loaded *l, struct ghip_load_error *why)
+int ghip_load(struct ghip_loaded *l, struct gv_load_error *why)
 {
 	const char *name = getenv("GPUAR_HIP_LIBRARY");
 	char tried[320] = "";
@@ -66,24 +66,18 @@ int ghip_load(struct ghip_loaded *l, struct ghip_load_error *why)
 			snprintf(tried, sizeof(tried), "%s or %s not found",
 				 ghip_sonames[0], ghip_sonames[1]);
 	}
-	if (!l->dl) {
-		why->err = ENOENT;
-		why->status = ~0u;
-		snprintf(why->detail, sizeof(why->detail),
-			 "cannot load the HIP runtime (%s)", tried);
-		return -ENOENT;
-	}
+	if (!l->dl)
+		return gv_load_fail(why, ENOENT, GV_NO_VENDOR_STATUS,
+				    "cannot load the HIP runtime (%s)", tried);
 	snprintf(l->library, sizeof(l->library), "%s", name);
 	for (size_t i = 0; i < sizeof(ghip_entries) / sizeof(ghip_entries[0]); i++) {
 		const struct ghip_entry *e = &ghip_entries[i];
 		void *fn = dlsym(l->dl, e->symbol);
 
 		if (!fn && !e->optional) {
-			why->err = ENOSYS;
-			why->status = GHIP_ERROR_NOT_FOUND;
-			snprintf(why->detail, sizeof(why->detail),
-				 "%s lacks entry point %s", l->library,
-				 e->symbol);
+			gv_load_fail(why, ENOSYS, GHIP_ERROR_NOT_FOUND,
+				     "%s lacks entry point %s", l->library,
+				     e->symbol);
 			goto fail;
 		}
 		*(void **)((char *)&l->api + e->offset) = fn;
@@ -94,11 +88,9 @@ int ghip_load(struct ghip_loaded *l, struct ghip_load_error *why)
 		bool none = rc == GHIP_ERROR_NO_DEVICE ||
 			    rc == GHIP_ERROR_INVALID_DEVICE;
 
-		why->err = none ? ENODEV : EIO;
-		why->status = rc;
-		snprintf(why->detail, sizeof(why->detail),
-			 "hipInit failed in %s%s", l->library,
-			 none ? ": no usable HIP device" : "");
+		gv_load_fail(why, none ? ENODEV : EIO, rc,
+			     "hipInit failed in %s%s", l->library,
+			     none ? ": no usable HIP device" : "");
 		goto fail;
 	}
 	if (l->api.hipDriverGetVersion(&l->driver_version))

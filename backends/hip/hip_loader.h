@@ -7,6 +7,7 @@
 #define GPUAR_BACKENDS_HIP_LOADER_H
 
 #include "hip_decls.h"
+#include "vendor.h"
 
 struct ghip_api {
 	ghip_fn_hipInit hipInit;
@@ -35,13 +36,8 @@ struct ghip_loaded {
 	char library[256];
 };
 
-struct ghip_load_error {
-	int err;		/* positive errno */
-	unsigned int status;	/* hipError_t, or ~0u when not HIP's */
-	char detail[512];
-};
-
-int ghip_load(struct ghip_loaded *out, struct ghip_load_error *why);
+/* 0, or -err with *@why filled. On success the caller owns ->dl. */
+int ghip_load(struct ghip_loaded *out, struct gv_load_error *why);
 void ghip_unload(struct ghip_loaded *l);
 const char *ghip_status_name(const struct ghip_api *api, ghip_error status);
 

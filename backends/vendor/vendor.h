@@ -18,9 +18,38 @@
 
 /* A vendor status meaning "no vendor call failed" in diagnostics. */
 #define GV_NO_VENDOR_STATUS 0xffffffffu
-#define GV_READERS_MAX 16
+/*
+ * Reverse waits are settled by fences: after each wait-value the backend
+ * enqueues, on the same stream, a store of a fresh number into a fence
+ * word of the line's own page (past the line's 64 bytes, which the port
+ * reads; the rest of the page is the backend's). Freeing a line then
+ * looks at its words only, never at a stream the caller may have
+ * destroyed. A fence word carries one store at a time, so GV_FENCES
+ * reverse waits may be pending on a line at once.
+ */
+#define GV_FENCE_WORD0 GPUAR_LINE_SLOTS	/* word index of fence 0 */
+#define GV_FENCES 64
 
 struct gv_backend;
+
+/* Why loading a vendor library failed, for the open call's coded error. */
+struct gv_load_error {
+	int err;		/* positive errno */
+	unsigned int status;	/* the vendor's, or GV_NO_VENDOR_STATUS */
+	char detail[512];
+};
+
+/* Fill @why and return -@err. */
+int gv_load_fail(struct gv_load_error *why, int err, unsigned int status,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The vendor calls on a stream (struct gv_ops.stream_call). */
+enum gv_stream_op {
+	GV_WRITE_VALUE,	/* store value at devaddr, default memory barrier */
+	GV_WAIT_VALUE,	/* wait until the word at devaddr reaches value */
+	GV_QUERY,	/* 0 done, not_ready, or an error */
+	GV_SYNCHRONIZE,
+};
 
 /* The line rules of core/line.h, on uint64_t (the public API's type). */
 static inline uint64_t gv_load(const uint64_t *word)
@@ -40,6 +69,10 @@ struct gv_ops {
 	/* The device's wait-value compares in wrapping order (CUDA GEQ);
 	 * false for HIP's plain >=. */
 	bool wait_wraps;
+	/* A stream handle alive as long as the device context is (CUDA's
+	 * legacy stream, hipStreamPerThread): asked, while a line settles,
+	 * only whether the domain is poisoned. */
+	void *domain_stream;
 	/* Hold the device context for the lifetime of a line's registration
 	 * (CUDA: retain the primary context). 0 or a vendor status. */
 	unsigned int (*line_hold)(struct gv_backend *b);
@@ -51,12 +84,12 @@ struct gv_ops {
 	 * errno with *diag filled. */
 	int (*stream_admit)(struct gv_backend *b, void *stream,
 			    struct gpuar_error *diag);
-	unsigned int (*write_value)(struct gv_backend *b, void *stream,
-				    uint64_t devaddr, uint64_t value);
-	unsigned int (*wait_value)(struct gv_backend *b, void *stream,
-				   uint64_t devaddr, uint64_t value);
-	unsigned int (*query)(struct gv_backend *b, void *stream);
-	unsigned int (*synchronize)(struct gv_backend *b, void *stream);
+	/* One call on @stream with the backend's device (context) current
+	 * and the caller's restored after; devaddr and value only for the
+	 * write and the wait. 0 or a vendor status. */
+	unsigned int (*stream_call)(struct gv_backend *b, enum gv_stream_op op,
+				    void *stream, uint64_t devaddr,
+				    uint64_t value);
 	/* Static name of a status ("CUDA_ERROR_LAUNCH_FAILED"). */
 	const char *(*status_name)(struct gv_backend *b, unsigned int status);
 	/* True when the status leaves the context/device unusable. */
@@ -82,15 +115,21 @@ struct gpuar_vendor_line {
 	uint64_t *words;
 	size_t page_bytes;
 	uint64_t devaddr;
-	pthread_mutex_t lock;		/* seq, owner, readers */
+	pthread_mutex_t lock;		/* seq, owner, fences */
 	uint64_t seq[GPUAR_LINE_SLOTS];
 	void *owner[GPUAR_LINE_SLOTS];	/* stream storing into the slot */
 	bool owned[GPUAR_LINE_SLOTS];
-	void *readers[GV_READERS_MAX];	/* streams with reverse waits */
-	uint32_t nreaders;
+	uint64_t fence_seq[GV_FENCES];	/* last number stored per fence */
+	uint64_t fence_busy;		/* bit i: fence i's store is pending */
+	bool unfenced;			/* a reverse wait without its fence */
 	uint32_t awaits;		/* submitted, not yet reaped */
 	struct gpuar_vendor_line *leaked_next;	/* on the leaked list */
 };
+
+static inline unsigned int gv_query(struct gv_backend *b, void *stream)
+{
+	return b->ops->stream_call(b, GV_QUERY, stream, 0, 0);
+}
 
 void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops,
 		     int device);

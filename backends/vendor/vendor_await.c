@@ -196,7 +196,7 @@ static int gv_resolve(struct gv_backend *b, struct gv_await *a,
 		gv_await_done(b, a);
 		return 1;
 	}
-	st = b->ops->query(b, a->stream);
+	st = gv_query(b, a->stream);
 	if (!st || st == b->ops->not_ready) {
 		/* Merely late (or done since): wait again from the original
 		 * start, so the estimator sees the true duration. */
@@ -240,7 +240,7 @@ static void gv_check_unguarded(struct gv_backend *b, struct gpuar_port *port)
 		if (a->line->port != port || a->failed ||
 		    a->plan.park == GPUAR_PARK_FLAG)
 			continue;
-		st = b->ops->query(b, a->stream);
+		st = gv_query(b, a->stream);
 		if (st && st != b->ops->not_ready) {
 			a->failed = st;
 			cancel[n++] = a->user_data;

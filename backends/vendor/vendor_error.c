@@ -104,3 +104,16 @@ int gv_vendor_fail(struct gv_backend *b, struct gpuar_error *diag,
 		       op, b->device, b->ops->domain,
 		       b->ops->status_name(b, first), first, first_op);
 }
+
+int gv_load_fail(struct gv_load_error *why, int err, unsigned int status,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	why->err = err;
+	why->status = status;
+	va_start(ap, fmt);
+	vsnprintf(why->detail, sizeof(why->detail), fmt, ap);
+	va_end(ap);
+	return -err;
+}

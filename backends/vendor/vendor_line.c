@@ -46,6 +46,11 @@ void gv_backend_destroy(struct gv_backend *b)
 	pthread_mutex_destroy(&b->lock);
 }
 
+static uint64_t *gv_fence_word(struct gpuar_vendor_line *l, uint32_t i)
+{
+	return &l->words[GV_FENCE_WORD0 + i];
+}
+
 int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 		  struct gpuar_vendor_line **out, struct gpuar_error *diag)
 {
@@ -85,6 +90,8 @@ int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 	}
 	for (int i = 0; i < GPUAR_LINE_SLOTS; i++)
 		l->seq[i] = gv_load(&l->words[i]);
+	for (uint32_t i = 0; i < GV_FENCES; i++)
+		l->fence_seq[i] = gv_load(gv_fence_word(l, i));
 	*out = l;
 	return 0;
 
@@ -106,49 +113,69 @@ static uint64_t gv_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Clear the busy bits of fences whose store has landed. Under l->lock. */
+static void gv_fences_reap(struct gpuar_vendor_line *l)
+{
+	for (uint32_t i = 0; i < GV_FENCES; i++)
+		if ((l->fence_busy >> i & 1) &&
+		    gv_reached(gv_load(gv_fence_word(l, i)), l->fence_seq[i]))
+			l->fence_busy &= ~(1ull << i);
+}
+
 /*
- * 1 when no device operation can touch the page any more: every store
- * the backend enqueued has landed (the word reached the slot's last
- * sequence number; no stream is asked, since the caller may have
- * destroyed a stream whose work is still finishing) and every stream with
- * a reverse wait on the line has finished (those the caller keeps alive
- * until the line is freed, see gpuar_cuda_stream_wait_word). 0 while
+ * The domain's first sticky status, asking the domain's own default
+ * stream (never a caller's stream) when none has been seen yet.
+ */
+static unsigned int gv_domain_poisoned(struct gv_backend *b)
+{
+	unsigned int st;
+
+	pthread_mutex_lock(&b->lock);
+	st = b->sticky;
+	pthread_mutex_unlock(&b->lock);
+	if (st)
+		return st;
+	st = gv_query(b, b->ops->domain_stream);
+	return st && st != b->ops->not_ready && b->ops->status_sticky(st) ?
+	       st : 0;
+}
+
+/*
+ * 1 when no device operation can touch the page any more, judged from
+ * the line's own words only: every store the backend enqueued has landed
+ * (a slot's word reached its last sequence number, each fence behind a
+ * reverse wait reached its number). No stream of the caller is asked: it
+ * may have been destroyed while its work still finishes. 0 while
  * something is pending. Negative when it never will be: the device's
- * context is poisoned, or a waiting stream failed.
+ * context is poisoned, or a reverse wait could not be fenced.
  */
 static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
 			   const char **what)
 {
-	struct gv_backend *b = l->b;
 	int settled = 1;
 
 	pthread_mutex_lock(&l->lock);
 	for (int i = 0; i < GPUAR_LINE_SLOTS; i++)
 		if (l->owned[i] && !gv_reached(gv_load(&l->words[i]), l->seq[i]))
 			settled = 0;
-	if (!settled) {
-		pthread_mutex_lock(&b->lock);
-		*bad = b->sticky;
-		pthread_mutex_unlock(&b->lock);
-		if (*bad) {
-			*what = "the device's context";
-			settled = -1;
-		}
-	}
-	for (uint32_t i = 0; settled >= 0 && i < l->nreaders; i++) {
-		unsigned int st = b->ops->query(b, l->readers[i]);
-
-		if (!st) {
-			l->readers[i--] = l->readers[--l->nreaders];
-		} else if (st == b->ops->not_ready) {
-			settled = 0;
-		} else {
-			*bad = st;
-			*what = "a stream waiting on the line";
-			settled = -1;
-		}
+	gv_fences_reap(l);
+	if (l->fence_busy)
+		settled = 0;
+	if (l->unfenced) {
+		*bad = GV_NO_VENDOR_STATUS;
+		*what = "a reverse wait could not be fenced, so when the "
+			"device stops reading the line is unknown";
+		settled = -1;
 	}
 	pthread_mutex_unlock(&l->lock);
+	if (!settled) {
+		*bad = gv_domain_poisoned(l->b);
+		if (*bad) {
+			*what = "the device's context failed, so its device "
+				"operations may never finish";
+			settled = -1;
+		}
+	}
 	return settled;
 }
 
@@ -185,10 +212,10 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 	 * it (page, registration, context reference) and say so. */
 	if (settled < 0) {
 		gv_line_leak(l);
-		gv_vendor_fail(b, diag, bad, "freeing a line");
-		return gv_fail(b, diag, EIO, bad,
-			       "line leaked, not freed: %s failed, so its device "
-			       "operations may never finish", what);
+		if (bad != GV_NO_VENDOR_STATUS)
+			gv_vendor_fail(b, diag, bad, "freeing a line");
+		return gv_fail(b, diag, EIO, bad, "line leaked, not freed: %s",
+			       what);
 	}
 	if (!settled) {
 		gv_line_leak(l);
@@ -256,7 +283,7 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 			       slot);
 	}
 	next = l->seq[slot] + 1;
-	st = b->ops->write_value(b, stream,
+	st = b->ops->stream_call(b, GV_WRITE_VALUE, stream,
 				 l->devaddr + slot * sizeof(uint64_t), next);
 	if (!st) {
 		l->seq[slot] = next;
@@ -323,6 +350,7 @@ int gv_stream_wait_word(struct gpuar_vendor_line *l, uint32_t slot,
 			void *stream, uint64_t target, struct gpuar_error *diag)
 {
 	struct gv_backend *b;
+	uint32_t fence;
 	unsigned int st;
 	int rc;
 
@@ -350,27 +378,30 @@ int gv_stream_wait_word(struct gpuar_vendor_line *l, uint32_t slot,
 				       (unsigned long long)now, b->ops->name);
 	}
 	pthread_mutex_lock(&l->lock);
-	if (l->nreaders == GV_READERS_MAX) {
-		/* Forget readers that finished, to make room. */
-		for (uint32_t i = 0; i < l->nreaders; i++)
-			if (!b->ops->query(b, l->readers[i]))
-				l->readers[i--] = l->readers[--l->nreaders];
-	}
-	if (l->nreaders == GV_READERS_MAX) {
+	gv_fences_reap(l);
+	if (l->fence_busy == ~0ull) {
 		pthread_mutex_unlock(&l->lock);
 		return gv_fail(b, diag, ENOSPC, GV_NO_VENDOR_STATUS,
-			       "more than %d streams wait on this line",
-			       GV_READERS_MAX);
+			       "%d reverse waits on this line still pending",
+			       GV_FENCES);
 	}
-	st = b->ops->wait_value(b, stream, l->devaddr + slot * sizeof(uint64_t),
-				target);
+	fence = (uint32_t)__builtin_ctzll(~l->fence_busy);
+	st = b->ops->stream_call(b, GV_WAIT_VALUE, stream,
+				 l->devaddr + slot * sizeof(uint64_t), target);
 	if (!st) {
-		bool known = false;
+		uint64_t next = l->fence_seq[fence] + 1;
 
-		for (uint32_t i = 0; i < l->nreaders; i++)
-			known |= l->readers[i] == stream;
-		if (!known)
-			l->readers[l->nreaders++] = stream;
+		/* Behind the wait on the same stream: it lands once the
+		 * device no longer reads the slot. */
+		st = b->ops->stream_call(b, GV_WRITE_VALUE, stream,
+					 l->devaddr + (GV_FENCE_WORD0 + fence) *
+					 sizeof(uint64_t), next);
+		if (st) {
+			l->unfenced = true;
+		} else {
+			l->fence_seq[fence] = next;
+			l->fence_busy |= 1ull << fence;
+		}
 	}
 	pthread_mutex_unlock(&l->lock);
 	if (st)
@@ -381,7 +412,7 @@ int gv_stream_wait_word(struct gpuar_vendor_line *l, uint32_t slot,
 int gv_stream_status(struct gv_backend *b, void *stream,
 		     struct gpuar_error *diag)
 {
-	unsigned int st = b->ops->query(b, stream);
+	unsigned int st = gv_query(b, stream);
 
 	if (!st)
 		return 0;
@@ -393,7 +424,8 @@ int gv_stream_status(struct gv_backend *b, void *stream,
 int gv_stream_synchronize(struct gv_backend *b, void *stream,
 			  struct gpuar_error *diag)
 {
-	unsigned int st = b->ops->synchronize(b, stream);
+	unsigned int st = b->ops->stream_call(b, GV_SYNCHRONIZE, stream, 0,
+					      0);
 
 	return st ? gv_vendor_fail(b, diag, st, "synchronizing the stream") : 0;
 }

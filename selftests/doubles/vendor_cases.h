@@ -75,6 +75,76 @@ struct vt {
 	void *default_stream;	/* CU_STREAM_LEGACY, hipStreamPerThread */
 };
 
+/*
+ * The backend's own calls as the plain functions struct vt holds: the
+ * public API differs between vendors only in its prefix and its handle
+ * and stream types. VT_BACKEND_CALLS(cuda, struct gpuar_cuda,
+ * struct CUstream_st) defines vt_cuda_open...; VT_BACKEND_FIELDS(cuda)
+ * fills a struct vt with them.
+ */
+#define VT_BACKEND_CALLS(pfx, handle_t, stream_t)                              \
+	static int vt_##pfx##_open(void **b, int ordinal,                      \
+				   struct gpuar_error *d)                      \
+	{                                                                      \
+		return gpuar_##pfx##_open((handle_t **)b, ordinal, d);         \
+	}                                                                      \
+	static void vt_##pfx##_close(void *b)                                  \
+	{                                                                      \
+		gpuar_##pfx##_close(b);                                        \
+	}                                                                      \
+	static int vt_##pfx##_line_alloc(void *b, struct gpuar_port *p,        \
+					 struct gpuar_vendor_line **l,         \
+					 struct gpuar_error *d)                \
+	{                                                                      \
+		return gpuar_##pfx##_line_alloc(b, p, l, d);                   \
+	}                                                                      \
+	static int vt_##pfx##_record(struct gpuar_vendor_line *l,              \
+				     uint32_t slot, void *s, uint64_t *t,      \
+				     struct gpuar_error *d)                    \
+	{                                                                      \
+		return gpuar_##pfx##_record(l, slot, (stream_t *)s, t, d);     \
+	}                                                                      \
+	static int vt_##pfx##_await(struct gpuar_vendor_line *l,               \
+				    uint32_t slot, void *s,                    \
+				    const struct gpuar_plan *p,                \
+				    uint64_t point, uint64_t ud, uint64_t *t,  \
+				    struct gpuar_error *d)                     \
+	{                                                                      \
+		return gpuar_##pfx##_await(l, slot, (stream_t *)s, p, point,   \
+					   ud, t, d);                          \
+	}                                                                      \
+	static int vt_##pfx##_reap(void *b, struct gpuar_port *p,              \
+				   struct gpuar_vendor_completion *out,        \
+				   uint32_t max, int64_t timeout,              \
+				   struct gpuar_error *d)                      \
+	{                                                                      \
+		return gpuar_##pfx##_reap(b, p, out, max, timeout, d);         \
+	}                                                                      \
+	static int vt_##pfx##_wait_word(struct gpuar_vendor_line *l,           \
+					uint32_t slot, void *s,                \
+					uint64_t target,                       \
+					struct gpuar_error *d)                 \
+	{                                                                      \
+		return gpuar_##pfx##_stream_wait_word(l, slot, (stream_t *)s,  \
+						      target, d);              \
+	}                                                                      \
+	static int vt_##pfx##_source_init(struct gpuar_vendor_source *src,     \
+					  struct gpuar_vendor_line *l,         \
+					  uint32_t slot, void *s,              \
+					  struct gpuar_error *d)               \
+	{                                                                      \
+		return gpuar_##pfx##_source_init(src, l, slot, (stream_t *)s,  \
+						 d);                           \
+	}
+
+#define VT_BACKEND_FIELDS(pfx)                                                 \
+	.open = vt_##pfx##_open, .close = vt_##pfx##_close,                    \
+	.line_alloc = vt_##pfx##_line_alloc,                                   \
+	.line_free = gpuar_##pfx##_line_free, .record = vt_##pfx##_record,     \
+	.await = vt_##pfx##_await, .reap = vt_##pfx##_reap,                    \
+	.wait_word = vt_##pfx##_wait_word,                                     \
+	.source_init = vt_##pfx##_source_init, .wait = gpuar_##pfx##_wait
+
 static const struct vt *V;	/* set by the test file's main */
 /* Running against the vendor's real library, not the double. */
 static bool vt_real_driver;
@@ -309,7 +379,6 @@ START_TEST(eight_streams_on_one_line)
 	}
 	/* 35 ms apart: the shortest work is reaped before the longest */
 	ck_assert_uint_lt(pos[GPUAR_LINE_SLOTS - 1], pos[0]);
-	/* The line goes first: it may still ask its streams (as any line). */
 	ck_assert_int_eq(V->line_free(gate, 1000 * MS, &vdiag), 0);
 	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++)
 		V->stream_free(s[i]);
@@ -615,6 +684,53 @@ START_TEST(reverse_direction_cpu_store_releases_stream)
 }
 END_TEST
 
+/*
+ * The order that once crashed: every stream destroyed before the line.
+ * Freeing must judge the line from its own page, never by asking a
+ * destroyed stream (ASan reports that use-after-free in the double).
+ */
+START_TEST(free_line_after_its_streams)
+{
+	void *waiter = V->stream_new(0);
+	void *writer = V->stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	ck_assert_int_eq(V->wait_word(vline, 5, waiter, 1, &vdiag), 0);
+	V->work(waiter, 10 * MS);
+	ck_assert_int_eq(V->record(vline, 0, waiter, NULL, &vdiag), 0);
+	V->work(writer, 10 * MS);
+	ck_assert_int_eq(V->record(vline, 1, writer, NULL, &vdiag), 0);
+	__atomic_store_n(&w[5], 1, __ATOMIC_RELEASE);
+	V->stream_free(waiter);
+	V->stream_free(writer);
+	ck_assert_msg(V->line_free(vline, 1000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	vt_assert_pages(0);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+}
+END_TEST
+
+/* Each reverse wait holds a fence until the device stops reading. */
+START_TEST(reverse_waits_bounded_by_fences)
+{
+	void *s = V->stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(V->wait_word(vline, 4, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->wait_word(vline, 4, s, 1, &vdiag), -ENOSPC);
+	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	__atomic_store_n(&w[4], 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	vt_wait_reached(vline, 0, 1);	/* every fence before it landed */
+	ck_assert_int_eq(V->wait_word(vline, 4, s, 1, &vdiag), 0);
+	V->stream_free(s);
+	ck_assert_int_eq(V->line_free(vline, 1000 * MS, &vdiag), 0);
+	vline = NULL;
+}
+END_TEST
+
 START_TEST(wait_driver_source_each_plan)
 {
 	const char *plans[] = { "block", "poll", FLAG_PLAN, PREDICT_PLAN };
@@ -727,6 +843,8 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, free_line_refused_while_awaits_unreaped);
 	tcase_add_test(tc, free_line_times_out_and_leaks);
 	tcase_add_test(tc, reverse_direction_cpu_store_releases_stream);
+	tcase_add_test(tc, free_line_after_its_streams);
+	tcase_add_test(tc, reverse_waits_bounded_by_fences);
 	tcase_add_test(tc, wait_driver_source_each_plan);
 	tcase_add_test(tc, wait_driver_source_reports_vendor_error);
 	suite_add_tcase(suite, tc);

@@ -97,54 +97,7 @@ static void real_launch(void *s, uint64_t ns)
 	cu_with_ctx0(false);
 }
 
-static int cu_open(void **b, int ordinal, struct gpuar_error *d)
-{
-	return gpuar_cuda_open((struct gpuar_cuda **)b, ordinal, d);
-}
-
-static void cu_close(void *b)
-{
-	gpuar_cuda_close(b);
-}
-
-static int cu_line_alloc(void *b, struct gpuar_port *p,
-			 struct gpuar_vendor_line **l, struct gpuar_error *d)
-{
-	return gpuar_cuda_line_alloc(b, p, l, d);
-}
-
-static int cu_record(struct gpuar_vendor_line *l, uint32_t slot, void *s,
-		     uint64_t *t, struct gpuar_error *d)
-{
-	return gpuar_cuda_record(l, slot, s, t, d);
-}
-
-static int cu_await(struct gpuar_vendor_line *l, uint32_t slot, void *s,
-		    const struct gpuar_plan *p, uint64_t point, uint64_t ud,
-		    uint64_t *t, struct gpuar_error *d)
-{
-	return gpuar_cuda_await(l, slot, s, p, point, ud, t, d);
-}
-
-static int cu_reap(void *b, struct gpuar_port *p,
-		   struct gpuar_vendor_completion *out, uint32_t max,
-		   int64_t timeout, struct gpuar_error *d)
-{
-	return gpuar_cuda_reap(b, p, out, max, timeout, d);
-}
-
-static int cu_wait_word(struct gpuar_vendor_line *l, uint32_t slot, void *s,
-			uint64_t target, struct gpuar_error *d)
-{
-	return gpuar_cuda_stream_wait_word(l, slot, s, target, d);
-}
-
-static int cu_source_init(struct gpuar_vendor_source *src,
-			  struct gpuar_vendor_line *l, uint32_t slot, void *s,
-			  struct gpuar_error *d)
-{
-	return gpuar_cuda_source_init(src, l, slot, s, d);
-}
+VT_BACKEND_CALLS(cuda, struct gpuar_cuda, struct CUstream_st)
 
 /* A stream of @device's primary context, made through the driver. */
 static void *cu_stream_new(int device)
@@ -246,16 +199,7 @@ static const struct vt cuda_vt = {
 	.double_path = "cuda/libcuda.so.1",
 	.fault_code = CU_LAUNCH_FAILED,
 	.fault_name = "CUDA_ERROR_LAUNCH_FAILED",
-	.open = cu_open,
-	.close = cu_close,
-	.line_alloc = cu_line_alloc,
-	.line_free = gpuar_cuda_line_free,
-	.record = cu_record,
-	.await = cu_await,
-	.reap = cu_reap,
-	.wait_word = cu_wait_word,
-	.source_init = cu_source_init,
-	.wait = gpuar_cuda_wait,
+	VT_BACKEND_FIELDS(cuda),
 	.stream_new = cu_stream_new,
 	.stream_free = cu_stream_free,
 	.work = cu_work,

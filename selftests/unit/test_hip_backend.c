@@ -25,54 +25,7 @@ typedef unsigned int (*fn_destroy)(void *);
 
 #define SYM(type, name) ((type)vt_sym(name))
 
-static int hip_open(void **b, int ordinal, struct gpuar_error *d)
-{
-	return gpuar_hip_open((struct gpuar_hip **)b, ordinal, d);
-}
-
-static void hip_close(void *b)
-{
-	gpuar_hip_close(b);
-}
-
-static int hip_line_alloc(void *b, struct gpuar_port *p,
-			  struct gpuar_vendor_line **l, struct gpuar_error *d)
-{
-	return gpuar_hip_line_alloc(b, p, l, d);
-}
-
-static int hip_record(struct gpuar_vendor_line *l, uint32_t slot, void *s,
-		      uint64_t *t, struct gpuar_error *d)
-{
-	return gpuar_hip_record(l, slot, s, t, d);
-}
-
-static int hip_await(struct gpuar_vendor_line *l, uint32_t slot, void *s,
-		     const struct gpuar_plan *p, uint64_t point, uint64_t ud,
-		     uint64_t *t, struct gpuar_error *d)
-{
-	return gpuar_hip_await(l, slot, s, p, point, ud, t, d);
-}
-
-static int hip_reap(void *b, struct gpuar_port *p,
-		    struct gpuar_vendor_completion *out, uint32_t max,
-		    int64_t timeout, struct gpuar_error *d)
-{
-	return gpuar_hip_reap(b, p, out, max, timeout, d);
-}
-
-static int hip_wait_word(struct gpuar_vendor_line *l, uint32_t slot, void *s,
-			 uint64_t target, struct gpuar_error *d)
-{
-	return gpuar_hip_stream_wait_word(l, slot, s, target, d);
-}
-
-static int hip_source_init(struct gpuar_vendor_source *src,
-			   struct gpuar_vendor_line *l, uint32_t slot, void *s,
-			   struct gpuar_error *d)
-{
-	return gpuar_hip_source_init(src, l, slot, s, d);
-}
+VT_BACKEND_CALLS(hip, struct gpuar_hip, struct ihipStream_t)
 
 /* A stream of @device, made through the runtime; device 0 current after. */
 static void *hip_stream_new(int device)
@@ -121,16 +74,7 @@ static const struct vt hip_vt = {
 	.double_path = "hip/libamdhip64.so.6",
 	.fault_code = HIP_LAUNCH_FAILURE,
 	.fault_name = "hipErrorLaunchFailure",
-	.open = hip_open,
-	.close = hip_close,
-	.line_alloc = hip_line_alloc,
-	.line_free = gpuar_hip_line_free,
-	.record = hip_record,
-	.await = hip_await,
-	.reap = hip_reap,
-	.wait_word = hip_wait_word,
-	.source_init = hip_source_init,
-	.wait = gpuar_hip_wait,
+	VT_BACKEND_FIELDS(hip),
 	.stream_new = hip_stream_new,
 	.stream_free = hip_stream_free,
 	.work = hip_work,

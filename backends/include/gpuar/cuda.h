@@ -76,13 +76,14 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
 
 /*
  * Free a line once the device can no longer touch it: waits up to
- * @timeout_ns for every store recorded into it to land and every stream
- * waiting on it to finish, then unregisters the page, releases the
- * context and frees the gpuar line. Errors: -EBUSY (awaits on the line not
- * yet reaped; nothing done). -EIO (a stream failed) and -ETIMEDOUT (still
- * pending): the line is *leaked* — page, registration and context
- * reference are kept, never freed under the device — and must not be used
- * again.
+ * @timeout_ns for every store recorded into it to land and every reverse
+ * wait on it to end (both seen in the line's own page, never by asking a
+ * stream: the streams may already be destroyed), then unregisters the
+ * page, releases the context and frees the gpuar line. Errors: -EBUSY
+ * (awaits on the line not yet reaped; nothing done). -EIO (the context is
+ * poisoned, so pending stores never land) and -ETIMEDOUT (still pending):
+ * the line is *leaked* — page, registration and context reference are
+ * kept, never freed under the device — and must not be used again.
  */
 int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			 struct gpuar_error *diag);
@@ -133,11 +134,12 @@ int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
 /*
  * The reverse direction: enqueue cuStreamWaitValue64 (GEQ, wrapping
  * order) on @stream so its later work waits until @slot of @line reaches
- * @target — a CPU stage storing the word releases GPU work. The device
- * reads the line until the wait is over, so freeing the line asks this
- * stream whether it finished: keep the stream alive until the line is
- * freed. (Streams that only record need not outlive the line: freeing
- * waits for their stores to land by looking at the words.)
+ * @target — a CPU stage storing the word releases GPU work. Behind the
+ * wait the backend stores a fence number into the line's own page (past
+ * its 64 bytes), so freeing the line knows the device stopped reading it
+ * by looking at the page, never at the stream: streams may be destroyed
+ * before or after the line, in any order (as streams that record). At
+ * most 64 reverse waits may be pending on one line (-ENOSPC beyond).
  */
 int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
 				struct CUstream_st *stream, uint64_t target,

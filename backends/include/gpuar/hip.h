@@ -73,8 +73,9 @@ int gpuar_hip_await(struct gpuar_vendor_line *line, uint32_t slot,
 int gpuar_hip_reap(struct gpuar_hip *hip, struct gpuar_port *port,
 		   struct gpuar_vendor_completion *out, uint32_t max,
 		   int64_t timeout_ns, struct gpuar_error *diag);
-/* hipStreamWaitValue64 (plain >=, see above). -ERANGE across 2^64. Keep
- * @stream alive until the line is freed, as gpuar_cuda_stream_wait_word. */
+/* hipStreamWaitValue64 (plain >=, see above). -ERANGE across 2^64.
+ * Fenced as gpuar_cuda_stream_wait_word: @stream and the line may be
+ * destroyed in either order. */
 int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
 			       struct ihipStream_t *stream, uint64_t target,
 			       struct gpuar_error *diag);

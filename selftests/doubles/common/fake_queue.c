@@ -8,6 +8,11 @@
 
 /* How often a fake wait-value looks at its word again. */
 #define FQ_WAIT_POLL_NS 20000
+#define FQ_STREAMS_MAX 1024
+
+/* Every started stream, for fq_streams_touching. */
+static pthread_mutex_t fq_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fq_stream *fq_registry[FQ_STREAMS_MAX];
 
 void fq_domain_init(struct fq_domain *d)
 {
@@ -23,6 +28,13 @@ unsigned int fq_domain_error(struct fq_domain *d)
 	code = d->sticky;
 	pthread_mutex_unlock(&d->lock);
 	return code;
+}
+
+void fq_domain_clear(struct fq_domain *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->sticky = 0;
+	pthread_mutex_unlock(&d->lock);
 }
 
 static void fq_domain_poison(struct fq_domain *d, unsigned int code)
@@ -108,6 +120,21 @@ static void *fq_worker(void *arg)
 	return NULL;
 }
 
+static bool fq_registry_set(struct fq_stream *old, struct fq_stream *new)
+{
+	bool done = false;
+
+	pthread_mutex_lock(&fq_registry_lock);
+	for (int i = 0; i < FQ_STREAMS_MAX && !done; i++) {
+		if (fq_registry[i] == old) {
+			fq_registry[i] = new;
+			done = true;
+		}
+	}
+	pthread_mutex_unlock(&fq_registry_lock);
+	return done;
+}
+
 int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device)
 {
 	memset(s, 0, sizeof(*s));
@@ -115,13 +142,22 @@ int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device)
 	s->device = device;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	if (pthread_create(&s->worker, NULL, fq_worker, s))
-		return -1;
+	if (!fq_registry_set(NULL, s))
+		goto fail;
+	if (pthread_create(&s->worker, NULL, fq_worker, s)) {
+		fq_registry_set(s, NULL);
+		goto fail;
+	}
 	return 0;
+fail:
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	return -1;
 }
 
 void fq_stream_stop(struct fq_stream *s)
 {
+	fq_registry_set(s, NULL);
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
 	pthread_cond_broadcast(&s->cond);
@@ -131,7 +167,7 @@ void fq_stream_stop(struct fq_stream *s)
 	pthread_mutex_destroy(&s->lock);
 }
 
-int fq_stream_push(struct fq_stream *s, const struct fq_op *op)
+static int fq_stream_push(struct fq_stream *s, const struct fq_op *op)
 {
 	struct fq_op *copy = malloc(sizeof(*copy));
 
@@ -148,6 +184,45 @@ int fq_stream_push(struct fq_stream *s, const struct fq_op *op)
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+unsigned int fq_stream_enqueue(struct fq_stream *s, const struct fq_op *op,
+			       unsigned int capture_refused,
+			       unsigned int no_memory)
+{
+	unsigned int sticky = fq_domain_error(s->domain);
+
+	if (sticky)
+		return sticky;
+	if (op->kind != FQ_FAULT && fq_stream_capturing(s))
+		return capture_refused;
+	return fq_stream_push(s, op) ? no_memory : 0;
+}
+
+bool fq_stream_capturing(struct fq_stream *s)
+{
+	bool on;
+
+	pthread_mutex_lock(&s->lock);
+	on = s->capturing;
+	pthread_mutex_unlock(&s->lock);
+	return on;
+}
+
+void fq_stream_set_capturing(struct fq_stream *s, bool on)
+{
+	pthread_mutex_lock(&s->lock);
+	s->capturing = on;
+	pthread_mutex_unlock(&s->lock);
+}
+
+unsigned int fq_stream_query(struct fq_stream *s, unsigned int not_ready)
+{
+	unsigned int sticky = fq_domain_error(s->domain);
+
+	if (sticky)
+		return sticky;
+	return fq_stream_idle(s) ? 0 : not_ready;
 }
 
 bool fq_stream_idle(struct fq_stream *s)
@@ -192,7 +267,8 @@ static bool fq_op_touches(const struct fq_op *op, uintptr_t lo, uintptr_t hi)
 	return w >= lo && w < hi;
 }
 
-bool fq_stream_touches(struct fq_stream *s, const void *addr, uint64_t len)
+static bool fq_stream_touches(struct fq_stream *s, const void *addr,
+			      uint64_t len)
 {
 	uintptr_t lo = (uintptr_t)addr, hi = lo + (uintptr_t)len;
 	bool hit = false;
@@ -205,6 +281,17 @@ bool fq_stream_touches(struct fq_stream *s, const void *addr, uint64_t len)
 		hit = fq_op_touches(op, lo, hi);
 	pthread_mutex_unlock(&s->lock);
 	return hit;
+}
+
+unsigned int fq_streams_touching(const void *addr, uint64_t len)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&fq_registry_lock);
+	for (int i = 0; i < FQ_STREAMS_MAX; i++)
+		n += fq_registry[i] && fq_stream_touches(fq_registry[i], addr, len);
+	pthread_mutex_unlock(&fq_registry_lock);
+	return n;
 }
 
 bool fq_env_flag(const char *name)

@@ -58,22 +58,40 @@ struct fq_stream {
 void fq_domain_init(struct fq_domain *d);
 /* The domain's sticky error, 0 if none. */
 unsigned int fq_domain_error(struct fq_domain *d);
+/* Heal the domain (the doubles' reset between uses). */
+void fq_domain_clear(struct fq_domain *d);
 
-/* 0, or -1 when the worker thread cannot start. */
+/*
+ * 0, or -1 when the worker thread cannot start or too many streams run.
+ * Started streams are known to fq_streams_touching until stopped.
+ */
 int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device);
 /* Drain the queue (or drop it if poisoned), stop the worker. */
 void fq_stream_stop(struct fq_stream *s);
 
-/* Enqueue an operation (copied). 0, or -1 on allocation failure. */
-int fq_stream_push(struct fq_stream *s, const struct fq_op *op);
+/*
+ * Enqueue an operation (copied) as a driver does: the domain's sticky
+ * code when poisoned, @capture_refused while the stream is being
+ * captured (faults are still taken), @no_memory when out of memory, else
+ * 0.
+ */
+unsigned int fq_stream_enqueue(struct fq_stream *s, const struct fq_op *op,
+			       unsigned int capture_refused,
+			       unsigned int no_memory);
+
+bool fq_stream_capturing(struct fq_stream *s);
+void fq_stream_set_capturing(struct fq_stream *s, bool on);
+/* A stream query: the sticky code, @not_ready while busy, else 0. */
+unsigned int fq_stream_query(struct fq_stream *s, unsigned int not_ready);
 
 /* True when nothing is queued or running. */
 bool fq_stream_idle(struct fq_stream *s);
 /* Block until idle or the domain is poisoned. Returns the sticky code. */
 unsigned int fq_stream_sync(struct fq_stream *s);
 
-/* True when a queued or running op writes or waits on [addr, addr+len). */
-bool fq_stream_touches(struct fq_stream *s, const void *addr, uint64_t len);
+/* How many started streams have a queued or running op that writes or
+ * waits on [addr, addr+len). */
+unsigned int fq_streams_touching(const void *addr, uint64_t len);
 
 /* Read a fault-injection setting from the environment (names are listed
  * in each double's header comment). */

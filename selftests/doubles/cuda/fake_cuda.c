@@ -9,10 +9,10 @@
  * Model: one process-wide driver; devices 0..N-1 (default 2), each with a
  * primary context (reference counted); a thread-local current-context
  * stack; streams are in-order queues run by worker threads; host pages
- * are "registered" in a table and get a device address that differs from
- * the host address (host + GPUAR_FAKE_CUDA_DEVICE_OFFSET), so a backend
- * that stores to the host address where the device address belongs is
- * caught (the store faults the context with CUDA_ERROR_ILLEGAL_ADDRESS).
+ * are registered as fake_memory.h has it, with a device address that
+ * differs from the host address, so a backend that stores to the host
+ * address where the device address belongs is caught (the store faults
+ * the context with CUDA_ERROR_ILLEGAL_ADDRESS).
  * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD name one default stream per
  * context (a simplification: real CUDA has one per-thread stream per
  * thread). A bare NULL stream is treated as the legacy stream.
@@ -28,14 +28,13 @@
 #include <string.h>
 
 #include "../../../backends/cuda/cuda_decls.h"
+#include "../common/fake_memory.h"
 #include "../common/fake_queue.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 #define FAKE_DEVICES_MAX 4
-#define FAKE_PAGES_MAX 4096
 #define FAKE_HIDDEN_MAX 32
 #define FAKE_CTX_STACK 16
-#define GPUAR_FAKE_CUDA_DEVICE_OFFSET 0x100000000000ull
 
 struct CUctx_st {
 	struct fq_domain domain;
@@ -50,21 +49,13 @@ struct CUstream_st {
 	uint64_t no_barrier_writes;
 };
 
-struct fake_page {
-	uintptr_t host;
-	size_t bytes;
-	unsigned int flags;
-};
-
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct CUctx_st fake_ctx[FAKE_DEVICES_MAX];
 static int fake_devices = 2;
 static int fake_driver_version = 12080;
 static int fake_mem_ops_64 = 1;
 static bool fake_initialised;
-static struct fake_page fake_pages[FAKE_PAGES_MAX];
 static char fake_hidden[FAKE_HIDDEN_MAX][64];
-static uint64_t fake_unsafe_unregisters;
 static uint64_t fake_no_barrier_writes;
 
 static __thread struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
@@ -110,11 +101,8 @@ void gpuar_fake_cuda_reset(void)
 	pthread_mutex_lock(&fake_lock);
 	fake_driver_version = 12080;
 	fake_mem_ops_64 = 1;
-	for (int i = 0; i < FAKE_DEVICES_MAX; i++) {
-		pthread_mutex_lock(&fake_ctx[i].domain.lock);
-		fake_ctx[i].domain.sticky = 0;
-		pthread_mutex_unlock(&fake_ctx[i].domain.lock);
-	}
+	for (int i = 0; i < FAKE_DEVICES_MAX; i++)
+		fq_domain_clear(&fake_ctx[i].domain);
 	pthread_mutex_unlock(&fake_lock);
 }
 
@@ -134,13 +122,7 @@ void gpuar_fake_cuda_set_mem_ops_64(int supported)
 
 int gpuar_fake_cuda_registered_pages(void)
 {
-	int n = 0;
-
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_PAGES_MAX; i++)
-		n += fake_pages[i].host != 0;
-	pthread_mutex_unlock(&fake_lock);
-	return n;
+	return fm_registered_pages();
 }
 
 int gpuar_fake_cuda_primary_refs(int device)
@@ -157,7 +139,7 @@ int gpuar_fake_cuda_primary_refs(int device)
 
 uint64_t gpuar_fake_cuda_unsafe_unregisters(void)
 {
-	return __atomic_load_n(&fake_unsafe_unregisters, __ATOMIC_RELAXED);
+	return fm_unsafe_unregisters();
 }
 
 uint64_t gpuar_fake_cuda_no_barrier_writes(void)
@@ -220,32 +202,12 @@ static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
 	return GCU_SUCCESS;
 }
 
-/* Device address -> host word, or NULL when no registration covers it. */
-static uint64_t *fake_translate(gcu_deviceptr addr)
-{
-	uintptr_t host = (uintptr_t)(addr - GPUAR_FAKE_CUDA_DEVICE_OFFSET);
-	uint64_t *word = NULL;
-
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_PAGES_MAX; i++) {
-		struct fake_page *p = &fake_pages[i];
-
-		if (p->host && host >= p->host && host + 8 <= p->host + p->bytes) {
-			word = (uint64_t *)host;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&fake_lock);
-	return word;
-}
-
+/* Capture turns enqueued work into graph nodes; the double refuses, so a
+ * backend that forgot to check would see its store vanish, not run. */
 static gcu_result fake_push(struct CUstream_st *s, const struct fq_op *op)
 {
-	gcu_result sticky = fq_domain_error(&s->ctx->domain);
-
-	if (sticky)
-		return sticky;
-	return fq_stream_push(&s->q, op) ? GCU_ERROR_OUT_OF_MEMORY : GCU_SUCCESS;
+	return fq_stream_enqueue(&s->q, op, GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+				 GCU_ERROR_OUT_OF_MEMORY);
 }
 
 /* ------------------------------------------------------- driver API */
@@ -505,71 +467,27 @@ gcu_result cuCtxPopCurrent_v2(gcu_context *ctx)
 
 gcu_result cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 {
-	struct CUctx_st *ctx = fake_current();
-	gcu_result rc = GCU_ERROR_OUT_OF_MEMORY;
-
-	if (fake_ready())
-		return GCU_ERROR_NOT_INITIALIZED;
-	if (!ctx)
-		return GCU_ERROR_INVALID_CONTEXT;
-	if (!p || !bytes || (flags & ~0xfu))
-		return GCU_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_PAGES_MAX; i++) {
-		struct fake_page *pg = &fake_pages[i];
-
-		if (pg->host && (uintptr_t)p < pg->host + pg->bytes &&
-		    pg->host < (uintptr_t)p + bytes) {
-			rc = GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-			break;
-		}
-	}
-	for (int i = 0; rc == GCU_ERROR_OUT_OF_MEMORY && i < FAKE_PAGES_MAX; i++) {
-		if (!fake_pages[i].host) {
-			fake_pages[i] = (struct fake_page){ (uintptr_t)p, bytes, flags };
-			rc = GCU_SUCCESS;
-		}
-	}
-	pthread_mutex_unlock(&fake_lock);
-	return rc;
-}
-
-/* Every stream the double knows, for the unsafe-unregister check. */
-#define FAKE_STREAMS_MAX 1024
-static struct CUstream_st *fake_streams[FAKE_STREAMS_MAX];
-
-gcu_result cuMemHostUnregister(void *p)
-{
-	gcu_result rc = GCU_ERROR_HOST_MEMORY_NOT_REGISTERED;
-	size_t bytes = 0;
-
 	if (fake_ready())
 		return GCU_ERROR_NOT_INITIALIZED;
 	if (!fake_current())
 		return GCU_ERROR_INVALID_CONTEXT;
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_PAGES_MAX; i++) {
-		if (fake_pages[i].host == (uintptr_t)p) {
-			bytes = fake_pages[i].bytes;
-			fake_pages[i] = (struct fake_page){ 0, 0, 0 };
-			rc = GCU_SUCCESS;
-			break;
-		}
+	if (!p || !bytes || (flags & ~0xfu))
+		return GCU_ERROR_INVALID_VALUE;
+	switch (fm_register(p, bytes)) {
+	case FM_REGISTERED: return GCU_SUCCESS;
+	case FM_OVERLAPS: return GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	default: return GCU_ERROR_OUT_OF_MEMORY;
 	}
-	/* Unregistering while queued device work still targets the page is
-	 * the use-after-free the backend must never commit: count it. */
-	for (int i = 0; rc == GCU_SUCCESS && i < FAKE_STREAMS_MAX; i++) {
-		if (fake_streams[i] &&
-		    fq_stream_touches(&fake_streams[i]->q, p, bytes))
-			fake_unsafe_unregisters++;
-	}
-	for (int i = 0; rc == GCU_SUCCESS && i < FAKE_DEVICES_MAX; i++) {
-		if (fake_ctx[i].legacy &&
-		    fq_stream_touches(&fake_ctx[i].legacy->q, p, bytes))
-			fake_unsafe_unregisters++;
-	}
-	pthread_mutex_unlock(&fake_lock);
-	return rc;
+}
+
+gcu_result cuMemHostUnregister(void *p)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!fake_current())
+		return GCU_ERROR_INVALID_CONTEXT;
+	return fm_unregister(p) ? GCU_SUCCESS :
+				  GCU_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 gcu_result cuMemHostGetDevicePointer_v2(gcu_deviceptr *dptr, void *p,
@@ -581,19 +499,14 @@ gcu_result cuMemHostGetDevicePointer_v2(gcu_deviceptr *dptr, void *p,
 		return GCU_ERROR_INVALID_CONTEXT;
 	if (!dptr || !p || flags)
 		return GCU_ERROR_INVALID_VALUE;
-	*dptr = (gcu_deviceptr)(uintptr_t)p + GPUAR_FAKE_CUDA_DEVICE_OFFSET;
-	if (!fake_translate(*dptr)) {
-		*dptr = 0;
-		return GCU_ERROR_INVALID_VALUE;
-	}
-	return GCU_SUCCESS;
+	*dptr = fm_device_address(p);
+	return *dptr ? GCU_SUCCESS : GCU_ERROR_INVALID_VALUE;
 }
 
 gcu_result cuStreamCreate(gcu_stream *stream, unsigned int flags)
 {
 	struct CUctx_st *ctx = fake_current();
 	struct CUstream_st *s;
-	int slot = -1;
 
 	if (fake_ready())
 		return GCU_ERROR_NOT_INITIALIZED;
@@ -605,19 +518,7 @@ gcu_result cuStreamCreate(gcu_stream *stream, unsigned int flags)
 	if (!s)
 		return GCU_ERROR_OUT_OF_MEMORY;
 	s->ctx = ctx;
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_STREAMS_MAX && slot < 0; i++)
-		if (!fake_streams[i])
-			slot = i;
-	if (slot >= 0)
-		fake_streams[slot] = s;
-	pthread_mutex_unlock(&fake_lock);
-	if (slot < 0 || fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
-		if (slot >= 0) {
-			pthread_mutex_lock(&fake_lock);
-			fake_streams[slot] = NULL;
-			pthread_mutex_unlock(&fake_lock);
-		}
+	if (fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
 		free(s);
 		return GCU_ERROR_OUT_OF_MEMORY;
 	}
@@ -632,11 +533,6 @@ gcu_result cuStreamDestroy_v2(gcu_stream stream)
 	if (!stream || stream == GCU_STREAM_LEGACY ||
 	    stream == GCU_STREAM_PER_THREAD)
 		return GCU_ERROR_INVALID_HANDLE;
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_STREAMS_MAX; i++)
-		if (fake_streams[i] == stream)
-			fake_streams[i] = NULL;
-	pthread_mutex_unlock(&fake_lock);
 	/* The queue drains first (or is dropped when the context is dead). */
 	fq_stream_stop(&stream->q);
 	free(stream);
@@ -663,9 +559,7 @@ gcu_result gpuar_fake_cuda_capture(gcu_stream stream, int on)
 
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&s->q.lock);
-	s->q.capturing = on != 0;
-	pthread_mutex_unlock(&s->q.lock);
+	fq_stream_set_capturing(&s->q, on != 0);
 	return GCU_SUCCESS;
 }
 
@@ -678,30 +572,16 @@ gcu_result cuStreamIsCapturing(gcu_stream stream, unsigned int *status)
 		return rc;
 	if (!status)
 		return GCU_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&s->q.lock);
-	*status = s->q.capturing ? GCU_STREAM_CAPTURE_STATUS_ACTIVE :
-				   GCU_STREAM_CAPTURE_STATUS_NONE;
-	pthread_mutex_unlock(&s->q.lock);
+	*status = fq_stream_capturing(&s->q) ? GCU_STREAM_CAPTURE_STATUS_ACTIVE :
+					       GCU_STREAM_CAPTURE_STATUS_NONE;
 	return GCU_SUCCESS;
-}
-
-/* Capture turns enqueued work into graph nodes; the double refuses, so a
- * backend that forgot to check would see its store vanish, not run. */
-static gcu_result fake_capturing(struct CUstream_st *s)
-{
-	bool capturing;
-
-	pthread_mutex_lock(&s->q.lock);
-	capturing = s->q.capturing;
-	pthread_mutex_unlock(&s->q.lock);
-	return capturing ? GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED : GCU_SUCCESS;
 }
 
 gcu_result cuStreamWriteValue64_v2(gcu_stream stream, gcu_deviceptr addr,
 				   gcu_u64 value, unsigned int flags)
 {
 	struct CUstream_st *s;
-	struct fq_op op = { .kind = FQ_WRITE, .value = value };
+	struct fq_op op;
 	gcu_result rc = fake_stream(stream, &s);
 
 	if (rc)
@@ -710,13 +590,7 @@ gcu_result cuStreamWriteValue64_v2(gcu_stream stream, gcu_deviceptr addr,
 		return GCU_ERROR_INVALID_VALUE;
 	if (flags)	/* CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER */
 		__atomic_fetch_add(&fake_no_barrier_writes, 1, __ATOMIC_RELAXED);
-	rc = fake_capturing(s);
-	if (rc)
-		return rc;
-	op.word = fake_translate(addr);
-	if (!op.word)	/* the device would fault on this store */
-		op = (struct fq_op){ .kind = FQ_FAULT,
-				     .code = GCU_ERROR_ILLEGAL_ADDRESS };
+	op = fm_word_op(FQ_WRITE, addr, value, 0, GCU_ERROR_ILLEGAL_ADDRESS);
 	return fake_push(s, &op);
 }
 
@@ -724,7 +598,7 @@ gcu_result cuStreamWaitValue64_v2(gcu_stream stream, gcu_deviceptr addr,
 				  gcu_u64 value, unsigned int flags)
 {
 	struct CUstream_st *s;
-	struct fq_op op = { .kind = FQ_WAIT_WRAPPING, .value = value };
+	struct fq_op op;
 	gcu_result rc = fake_stream(stream, &s);
 
 	if (rc)
@@ -732,13 +606,8 @@ gcu_result cuStreamWaitValue64_v2(gcu_stream stream, gcu_deviceptr addr,
 	/* Only CU_STREAM_WAIT_VALUE_GEQ is modelled. */
 	if (flags != GCU_STREAM_WAIT_VALUE_GEQ || (addr & 7))
 		return GCU_ERROR_INVALID_VALUE;
-	rc = fake_capturing(s);
-	if (rc)
-		return rc;
-	op.word = fake_translate(addr);
-	if (!op.word)
-		op = (struct fq_op){ .kind = FQ_FAULT,
-				     .code = GCU_ERROR_ILLEGAL_ADDRESS };
+	op = fm_word_op(FQ_WAIT_WRAPPING, addr, value, 0,
+			GCU_ERROR_ILLEGAL_ADDRESS);
 	return fake_push(s, &op);
 }
 
@@ -747,12 +616,7 @@ gcu_result cuStreamQuery(gcu_stream stream)
 	struct CUstream_st *s;
 	gcu_result rc = fake_stream(stream, &s);
 
-	if (rc)
-		return rc;
-	rc = fq_domain_error(&s->ctx->domain);
-	if (rc)
-		return rc;
-	return fq_stream_idle(&s->q) ? GCU_SUCCESS : GCU_ERROR_NOT_READY;
+	return rc ? rc : fq_stream_query(&s->q, GCU_ERROR_NOT_READY);
 }
 
 gcu_result cuStreamSynchronize(gcu_stream stream)
@@ -772,9 +636,6 @@ gcu_result gpuar_fake_cuda_work(gcu_stream stream, uint64_t ns)
 	struct fq_op op = { .kind = FQ_WORK, .ns = ns };
 	gcu_result rc = fake_stream(stream, &s);
 
-	if (rc)
-		return rc;
-	rc = fake_capturing(s);
 	return rc ? rc : fake_push(s, &op);
 }
 
