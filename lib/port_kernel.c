@@ -170,9 +170,14 @@ static int k_stats(struct gpuar_port *port, struct gpuar_port_stats *stats)
 static int k_point_stats(struct gpuar_port *port,
 			 struct gpuar_point_stats *stats)
 {
+	struct gpuar_point_stats in = { .size = sizeof(in), .point = stats->point };
 	int ret;
 
-	stats->size = sizeof(*stats);
+	/*
+	 * Only the point is input: the module refuses a non-zero flags field,
+	 * which a caller reusing a filled-in struct would otherwise pass back.
+	 */
+	*stats = in;
 	ret = xioctl(port->fd, GPUAR_IOC_POINT_STATS, stats);
 	return ret < 0 ? ret : 0;
 }

@@ -245,7 +245,9 @@ uint64_t gpuar_port_next_check_ns(struct gpuar_port *port);
  * no other allocation shares it) whose first 64 bytes are the line's eight
  * u64 slots, zeroed. The kernel engine pins it (LINE_REGISTER); a vendor may
  * register the same page for the device (cuMemHostRegister,
- * hipHostRegister). Errors: -ENOMEM, -ENOSPC (port's line limit), the
+ * hipHostRegister). Neither engine reads past the first 64 bytes: the rest
+ * of the page belongs to the backend that registered it (the CUDA and HIP
+ * backends keep the fence words of reverse waits there). Errors: -ENOMEM, -ENOSPC (port's line limit), the
  * kernel's errno (e.g. -ENOMEM over RLIMIT_MEMLOCK). Thread-safe.
  */
 int gpuar_line_alloc(struct gpuar_port *port, struct gpuar_line **line);
