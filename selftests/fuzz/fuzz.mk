@@ -18,7 +18,7 @@ FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Wshadow \
 $(FUZZ_DIR)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_check.h \
 		$(FUZZ_CORE_SRCS) $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) -Iinclude/uapi -Icore $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE_SRCS)
+	$(CLANG) -Iinclude -Iinclude/uapi -Icore $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE_SRCS)
 
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_BINS)
