@@ -15,6 +15,8 @@ pkgs=(
 	build-essential pkg-config clang llvm lld libfuzzer-14-dev libclang-rt-14-dev
 	# compile check of the arm64 hardware word wait
 	gcc-aarch64-linux-gnu
+	# the 32-bit (compat_ioctl) caller in the VM selftests
+	gcc-multilib
 	bc bison flex libelf-dev libssl-dev dwarves pahole cpio xz-utils zstd kmod rsync
 	util-linux binutils
 	# userspace dependencies
