@@ -15,8 +15,10 @@ pkgs=(
 	build-essential pkg-config clang llvm lld libfuzzer-14-dev libclang-rt-14-dev
 	# compile check of the arm64 hardware word wait
 	gcc-aarch64-linux-gnu
-	# the 32-bit (compat_ioctl) caller in the VM selftests
-	gcc-multilib
+	# the 32-bit (compat_ioctl) caller in the VM selftests: the compiler's
+	# i386 half and libc, not the gcc-multilib metapackage, which
+	# conflicts with every cross compiler (the aarch64 one above)
+	gcc-12-multilib libc6-dev-i386
 	bc bison flex libelf-dev libssl-dev dwarves pahole cpio xz-utils zstd kmod rsync
 	util-linux binutils
 	# userspace dependencies
