@@ -18,7 +18,8 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/strat_kport_uring.c $(BENCH_DIR)/strat_fence_vgem.c \
 	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
 	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
-	$(BENCH_DIR)/bench_options.c $(BENCH_DIR)/bench_main.c
+	$(BENCH_DIR)/bench_options.c $(BENCH_DIR)/bench_main.c \
+	tools/common/tool_options.c
 BENCH_STATS_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_STATS_SRCS))
 BENCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_SRCS))
 BENCH_LDLIBS := -luring -lm
@@ -38,7 +39,8 @@ STAT_DIR := tools/stat
 # The parsers of the module's text statistics: also linked into the tests.
 STAT_PARSE_SRCS := $(STAT_DIR)/stat_model.c $(STAT_DIR)/stat_parse.c
 STAT_SRCS := $(STAT_PARSE_SRCS) $(STAT_DIR)/stat_collect.c \
-	$(STAT_DIR)/stat_exercise.c $(STAT_DIR)/stat_output.c $(STAT_DIR)/stat_main.c
+	$(STAT_DIR)/stat_exercise.c $(STAT_DIR)/stat_output.c $(STAT_DIR)/stat_main.c \
+	tools/common/tool_options.c
 STAT_PARSE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(STAT_PARSE_SRCS))
 STAT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(STAT_SRCS))
 STAT := $(BUILD)/tools/gpuar-stat

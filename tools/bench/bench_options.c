@@ -9,6 +9,7 @@
 
 #include "bench_result.h"
 #include "plan_text.h"
+#include "../common/tool_options.h"
 
 enum {
 	OPT_WORK = 256, OPT_WORKLOAD, OPT_JITTER, OPT_WORK2, OPT_BIMODAL_PCT,
@@ -114,24 +115,11 @@ void bench_usage(FILE *f)
 "2 for bad options.\n");
 }
 
+/* A decimal option value in min..max, or a message naming the option. */
 static int number(const char *opt, const char *arg, uint64_t min, uint64_t max,
 		  uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (!arg[0] || arg[0] == '-' || arg[0] == '+')
-		goto bad;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end || v < min || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr, "gpuar-bench: --%s: '%s' is not a number in %llu..%llu\n",
-		opt, arg, (unsigned long long)min, (unsigned long long)max);
-	return -1;
+	return tool_option_number("gpuar-bench", opt, arg, min, max, out);
 }
 
 static int margins(const char *arg, struct bench_config *cfg)

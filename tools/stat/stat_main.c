@@ -16,6 +16,7 @@
 #include "stat_collect.h"
 #include "stat_exercise.h"
 #include "stat_output.h"
+#include "../common/tool_options.h"
 
 #define DEFAULT_PLAN \
 	"flag:park_us=50,backstop_us=100000+predict:margin_us=100," \
@@ -70,24 +71,11 @@ static void usage(FILE *f)
 "2 for bad options.\n", STAT_DEBUGFS_PORTS);
 }
 
+/* A decimal option value in min..max, or a message naming the option. */
 static int number(const char *opt, const char *arg, uint64_t min, uint64_t max,
 		  uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (!arg[0] || arg[0] == '-' || arg[0] == '+')
-		goto bad;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end || v < min || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr, "gpuar-stat: --%s: '%s' is not a number in %llu..%llu\n",
-		opt, arg, (unsigned long long)min, (unsigned long long)max);
-	return -1;
+	return tool_option_number("gpuar-stat", opt, arg, min, max, out);
 }
 
 static int parse(int argc, char **argv, struct options *o)
