@@ -74,7 +74,7 @@ ARM64_HWWAIT_SRCS := lib/hwwait_arm64.c lib/hwwait.c
 .PHONY: check-arm64-hwwait
 check-arm64-hwwait:
 	@if ! command -v $(ARM64_CC) >/dev/null 2>&1; then \
-		echo "ok - check-arm64-hwwait # SKIP no $(ARM64_CC) (apt-get install gcc-aarch64-linux-gnu)"; \
+		echo "ok - check-arm64-hwwait # SKIP no $(ARM64_CC) (make deps installs gcc-aarch64-linux-gnu and its headers)"; \
 	else \
 		mkdir -p $(BUILD)/arm64 && \
 		for f in $(ARM64_HWWAIT_SRCS); do \

@@ -13,8 +13,10 @@ set -euo pipefail
 pkgs=(
 	# build
 	build-essential pkg-config clang llvm lld libfuzzer-14-dev libclang-rt-14-dev
-	# compile check of the arm64 hardware word wait
-	gcc-aarch64-linux-gnu
+	# compile check of the arm64 hardware word wait: the compiler and
+	# its libc and kernel headers (only recommended by the compiler,
+	# and recommends are not installed here)
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
 	# the 32-bit (compat_ioctl) caller in the VM selftests: the compiler's
 	# i386 half and libc, not the gcc-multilib metapackage, which
 	# conflicts with every cross compiler (the aarch64 one above)
