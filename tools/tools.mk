@@ -7,7 +7,8 @@ BENCH_DIR := tools/bench
 BENCH_STATS_SRCS := $(BENCH_DIR)/bench_stats.c $(BENCH_DIR)/bench_procstat.c \
 	$(BENCH_DIR)/bench_cpu.c $(BENCH_DIR)/bench_rng.c \
 	$(BENCH_DIR)/bench_workload.c $(BENCH_DIR)/bench_result.c \
-	$(BENCH_DIR)/bench_targets.c $(BENCH_DIR)/bench_env.c
+	$(BENCH_DIR)/bench_targets.c $(BENCH_DIR)/bench_env.c \
+	$(BENCH_DIR)/bench_clock_sync.c
 BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/bench_device.c $(BENCH_DIR)/bench_futex.c \
 	$(BENCH_DIR)/bench_vgem.c $(BENCH_DIR)/bench_kport.c \
@@ -16,6 +17,8 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/strat_oracle.c $(BENCH_DIR)/strat_user_predict.c \
 	$(BENCH_DIR)/strat_kport_read.c $(BENCH_DIR)/strat_kport_epoll.c \
 	$(BENCH_DIR)/strat_kport_uring.c $(BENCH_DIR)/strat_fence_vgem.c \
+	$(BENCH_DIR)/bench_cuda.c $(BENCH_DIR)/strat_cuda_event.c \
+	$(BENCH_DIR)/bench_select.c \
 	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
 	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
 	$(BENCH_DIR)/bench_options.c $(BENCH_DIR)/bench_main.c \
@@ -24,6 +27,36 @@ BENCH_STATS_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_STATS_SRCS))
 BENCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_SRCS))
 BENCH_LDLIBS := -luring -lm
 BENCH := $(BUILD)/tools/gpuar-bench
+
+# --device cuda: the kernels are PTX text (bench_cuda_kernels.ptx) that the
+# driver JIT-compiles; the build turns it into a C string for bench_cuda.c.
+# Where the CUDA toolkit is installed, ptxas assembles it as a check (the
+# benchmark never needs the toolkit; a typo is caught here, not on a GPU).
+BENCH_PTX := $(BENCH_DIR)/bench_cuda_kernels.ptx
+BENCH_PTX_H := $(BUILD)/$(BENCH_DIR)/bench_cuda_kernels_ptx.h
+PTXAS ?= $(or $(wildcard $(CUDA_HOME)/bin/ptxas),$(shell command -v ptxas 2>/dev/null))
+
+$(BENCH_PTX_H): $(BENCH_PTX)
+	@mkdir -p $(dir $@)
+	{ echo '/* Generated from $< by tools/tools.mk: do not edit. */'; \
+	  echo 'static const char bench_cuda_kernels_ptx[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/$(BENCH_DIR)/bench_cuda.o: $(BENCH_PTX_H)
+$(BUILD)/$(BENCH_DIR)/bench_cuda.o: CPPFLAGS_ALL += -I$(BUILD)/$(BENCH_DIR) \
+	-Ibackends/cuda -Ibackends/vendor
+
+$(BUILD)/$(BENCH_DIR)/ptx-check.stamp: $(BENCH_PTX) $(PTXAS)
+	@mkdir -p $(dir $@)
+ifneq ($(PTXAS),)
+	$(PTXAS) $(BENCH_PTX) -o /dev/null
+	@echo "bench PTX assembles with $(PTXAS)" >$@
+else
+	@echo "bench PTX check skipped: no ptxas (CUDA_HOME=$(CUDA_HOME))" | tee $@
+endif
+bench-ptx-check: $(BUILD)/$(BENCH_DIR)/ptx-check.stamp
+.PHONY: bench-ptx-check
 
 $(BENCH): $(BENCH_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -60,7 +93,8 @@ tools-static: $(BENCH_STATIC) $(STAT_STATIC)
 tools-bench: $(BENCH)
 tools-stat: $(STAT)
 tools: tools-bench tools-stat
-ALL_TARGETS += tools-bench tools-stat
+ALL_TARGETS += tools-bench tools-stat bench-ptx-check
+CHECK_UNIT_TARGETS += bench-ptx-check
 
 install-tools: $(BENCH) $(STAT)
 	install -d $(DESTDIR)$(BINDIR)
@@ -76,6 +110,8 @@ BENCH_UNIT_OBJS := $(filter-out %/bench_main.o,$(BENCH_OBJS)) $(STAT_PARSE_OBJS)
 $(BENCH_UNIT_TESTS): $(BENCH_UNIT_OBJS)
 $(BENCH_UNIT_TESTS): LIB_LDLIBS := $(BENCH_UNIT_OBJS) $(LIB_A) $(LIB_LDLIBS) $(BENCH_LDLIBS)
 $(patsubst %,%.o,$(BENCH_UNIT_TESTS)): CPPFLAGS_ALL += -I$(BENCH_DIR) -I$(STAT_DIR)
+# The --device cuda tests run against the CUDA test double.
+$(BUILD)/selftests/unit/test_bench_cuda: $(DOUBLE_CUDA)
 
 # make demo: deps, build, the benchmark on the default workload (on the
 # host when /dev/gpuar is there, else inside the 6.1 VM); table last,

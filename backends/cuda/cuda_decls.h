@@ -28,6 +28,9 @@ typedef unsigned long long gcu_deviceptr;
 typedef uint64_t gcu_u64;
 typedef struct CUctx_st *gcu_context;
 typedef struct CUstream_st *gcu_stream;
+typedef struct CUmod_st *gcu_module;
+typedef struct CUfunc_st *gcu_function;
+typedef struct CUevent_st *gcu_event;
 
 /* CUresult values the backend branches on or names. */
 enum {
@@ -41,6 +44,10 @@ enum {
 	GCU_ERROR_INVALID_DEVICE = 101,
 	GCU_ERROR_ECC_UNCORRECTABLE = 214,
 	GCU_ERROR_INVALID_CONTEXT = 201,
+	GCU_ERROR_INVALID_IMAGE = 200,
+	GCU_ERROR_NO_BINARY_FOR_GPU = 209,
+	GCU_ERROR_INVALID_PTX = 218,
+	GCU_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 	GCU_ERROR_INVALID_HANDLE = 400,
 	GCU_ERROR_NOT_FOUND = 500,
 	GCU_ERROR_NOT_READY = 600,
@@ -94,6 +101,12 @@ enum {
 	GCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
 };
 
+/* CUctx_flags: the scheduling policy of a thread waiting in a sync call. */
+enum { GCU_CTX_SCHED_BLOCKING_SYNC = 0x04, GCU_CTX_SCHED_MASK = 0x07 };
+
+/* CUevent_flags */
+enum { GCU_EVENT_BLOCKING_SYNC = 0x1, GCU_EVENT_DISABLE_TIMING = 0x2 };
+
 /* Entry points, as function-pointer types (CUDAAPI is empty on Linux). */
 typedef gcu_result (*gcu_fn_cuGetProcAddress_v2)(const char *symbol,
 						  void **pfn, int version,
@@ -136,5 +149,35 @@ typedef gcu_result (*gcu_fn_cuStreamWaitValue64_v2)(gcu_stream stream,
 						     unsigned int flags);
 typedef gcu_result (*gcu_fn_cuStreamQuery)(gcu_stream stream);
 typedef gcu_result (*gcu_fn_cuStreamSynchronize)(gcu_stream stream);
+
+/*
+ * Entry points the backend does not use, resolved for gpuar-bench's CUDA
+ * producer (a timed kernel per job, a blocking-sync event wait).
+ */
+typedef gcu_result (*gcu_fn_cuDeviceGetName)(char *name, int len,
+					      gcu_device device);
+typedef gcu_result (*gcu_fn_cuDevicePrimaryCtxSetFlags_v2)(gcu_device device,
+							    unsigned int flags);
+typedef gcu_result (*gcu_fn_cuModuleLoadData)(gcu_module *module,
+					       const void *image);
+typedef gcu_result (*gcu_fn_cuModuleUnload)(gcu_module module);
+typedef gcu_result (*gcu_fn_cuModuleGetFunction)(gcu_function *function,
+						  gcu_module module,
+						  const char *name);
+typedef gcu_result (*gcu_fn_cuLaunchKernel)(gcu_function f,
+					     unsigned int grid_x,
+					     unsigned int grid_y,
+					     unsigned int grid_z,
+					     unsigned int block_x,
+					     unsigned int block_y,
+					     unsigned int block_z,
+					     unsigned int shared_bytes,
+					     gcu_stream stream,
+					     void **params, void **extra);
+typedef gcu_result (*gcu_fn_cuEventCreate)(gcu_event *event,
+					    unsigned int flags);
+typedef gcu_result (*gcu_fn_cuEventRecord)(gcu_event event, gcu_stream stream);
+typedef gcu_result (*gcu_fn_cuEventSynchronize)(gcu_event event);
+typedef gcu_result (*gcu_fn_cuEventDestroy_v2)(gcu_event event);
 
 #endif /* GPUAR_BACKENDS_CUDA_DECLS_H */

@@ -7,10 +7,13 @@
  * declarations mirror (GCU_ABI_VERSION) and its symbolStatus out-argument,
  * which picks the right versioned implementation of each base name; older
  * drivers lack it, and there the versioned symbols (_v2) are taken by
- * dlsym. Either way, a missing entry point is an error that names it.
+ * dlsym. Either way, a missing entry point is an error that names it,
+ * except for the optional ones (used by gpuar-bench, not by the backend),
+ * which are left NULL so the library never requires more than it calls.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +27,10 @@ static const struct gcu_entry {
 	const char *base;	/* name for cuGetProcAddress_v2 */
 	const char *symbol;	/* versioned name for dlsym */
 	size_t offset;
+	bool optional;
 } gcu_entries[] = {
-#define E(field, sym) { #field, sym, offsetof(struct gcu_api, field) }
+#define E(field, sym) { #field, sym, offsetof(struct gcu_api, field), false }
+#define OPT(field, sym) { #field, sym, offsetof(struct gcu_api, field), true }
 	E(cuInit, "cuInit"),
 	E(cuDriverGetVersion, "cuDriverGetVersion"),
 	E(cuGetErrorName, "cuGetErrorName"),
@@ -47,6 +52,17 @@ static const struct gcu_entry {
 	E(cuStreamWaitValue64, "cuStreamWaitValue64_v2"),
 	E(cuStreamQuery, "cuStreamQuery"),
 	E(cuStreamSynchronize, "cuStreamSynchronize"),
+	OPT(cuDeviceGetName, "cuDeviceGetName"),
+	OPT(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2"),
+	OPT(cuModuleLoadData, "cuModuleLoadData"),
+	OPT(cuModuleUnload, "cuModuleUnload"),
+	OPT(cuModuleGetFunction, "cuModuleGetFunction"),
+	OPT(cuLaunchKernel, "cuLaunchKernel"),
+	OPT(cuEventCreate, "cuEventCreate"),
+	OPT(cuEventRecord, "cuEventRecord"),
+	OPT(cuEventSynchronize, "cuEventSynchronize"),
+	OPT(cuEventDestroy, "cuEventDestroy_v2"),
+#undef OPT
 #undef E
 };
 
@@ -77,7 +93,9 @@ static int gcu_resolve_proc(struct gcu_loaded *l, gcu_fn_cuGetProcAddress_v2 gpa
 		gcu_result rc = gpa(e->base, &fn, GCU_ABI_VERSION,
 				    GCU_GET_PROC_ADDRESS_DEFAULT, &st);
 
-		if (rc || st != GCU_GET_PROC_ADDRESS_SUCCESS || !fn)
+		if (e->optional && (rc || st != GCU_GET_PROC_ADDRESS_SUCCESS))
+			fn = NULL;
+		else if (rc || st != GCU_GET_PROC_ADDRESS_SUCCESS || !fn)
 			return gv_load_fail(why, ENOSYS, rc ? rc : GCU_ERROR_NOT_FOUND,
 					    "the driver lacks entry point %s for CUDA "
 					    "12.0 (cuGetProcAddress_v2: %s)", e->base,
@@ -94,7 +112,7 @@ static int gcu_resolve_dlsym(struct gcu_loaded *l, struct gv_load_error *why)
 		const struct gcu_entry *e = &gcu_entries[i];
 		void *fn = dlsym(l->dl, e->symbol);
 
-		if (!fn)
+		if (!fn && !e->optional)
 			return gv_load_fail(why, ENOSYS, GCU_ERROR_NOT_FOUND,
 					    "the driver lacks entry point %s (%s)",
 					    e->symbol, "dlsym, driver older than 12.0");
@@ -177,6 +195,11 @@ const char *gcu_status_name(const struct gcu_api *api, gcu_result status)
 		{ GCU_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE" },
 		{ GCU_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE" },
 		{ GCU_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT" },
+		{ GCU_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE" },
+		{ GCU_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU" },
+		{ GCU_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX" },
+		{ GCU_ERROR_UNSUPPORTED_PTX_VERSION,
+		  "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" },
 		{ GCU_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
 		{ GCU_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
 		{ GCU_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY" },

@@ -31,6 +31,20 @@ struct gcu_api {
 	gcu_fn_cuStreamWaitValue64_v2 cuStreamWaitValue64;
 	gcu_fn_cuStreamQuery cuStreamQuery;
 	gcu_fn_cuStreamSynchronize cuStreamSynchronize;
+	/*
+	 * Optional: not used by the backend, resolved for gpuar-bench's CUDA
+	 * producer; NULL where the driver lacks them (the user must check).
+	 */
+	gcu_fn_cuDeviceGetName cuDeviceGetName;
+	gcu_fn_cuDevicePrimaryCtxSetFlags_v2 cuDevicePrimaryCtxSetFlags;
+	gcu_fn_cuModuleLoadData cuModuleLoadData;
+	gcu_fn_cuModuleUnload cuModuleUnload;
+	gcu_fn_cuModuleGetFunction cuModuleGetFunction;
+	gcu_fn_cuLaunchKernel cuLaunchKernel;
+	gcu_fn_cuEventCreate cuEventCreate;
+	gcu_fn_cuEventRecord cuEventRecord;
+	gcu_fn_cuEventSynchronize cuEventSynchronize;
+	gcu_fn_cuEventDestroy_v2 cuEventDestroy;
 };
 
 struct gcu_loaded {
@@ -41,7 +55,10 @@ struct gcu_loaded {
 	char library[256];
 };
 
-/* 0, or -err with *@why filled. On success the caller owns ->dl. */
+/*
+ * 0, or -err with *@why filled (a required entry point missing is an
+ * error; an optional one is left NULL). On success the caller owns ->dl.
+ */
 int gcu_load(struct gcu_loaded *out, struct gv_load_error *why);
 void gcu_unload(struct gcu_loaded *l);
 

@@ -45,6 +45,23 @@ static void jspread(FILE *f, const struct bench_spread *s)
 	fputc(']', f);
 }
 
+/* --device cuda: the GPU, and how well its clock maps onto the host's. */
+static void env_cuda(FILE *f, const struct bench_device_info *d)
+{
+	fputs(", \"device\": \"cuda\", \"gpu\": ", f);
+	jstr(f, d->gpu);
+	fprintf(f, ", \"cuda_driver_version\": %d, \"cuda_sched\": ", d->driver_version);
+	jstr(f, d->sched);
+	fputs(",\n  \"latency_from\": \"the spin kernel's last %globaltimer read, "
+	      "mapped onto CLOCK_MONOTONIC\", \"clock_sync_uncertainty_us\": ", f);
+	jnum(f, d->clock_sync_uncertainty_us);
+	fprintf(f, ", \"clock_syncs\": %u, \"clock_offset_drift_us\": ", d->clock_syncs);
+	jnum(f, d->clock_offset_drift_us);
+	fprintf(f, ", \"early_waits\": %llu, \"most_early_us\": ",
+		(unsigned long long)d->early_waits);
+	jnum(f, d->most_early_us);
+}
+
 static void env_workload(FILE *f, const struct bench_run *run)
 {
 	const struct bench_workload *w = &run->cfg.wl;
@@ -59,9 +76,13 @@ static void env_workload(FILE *f, const struct bench_run *run)
 	jstr(f, run->env.clocksource);
 	fputs(", \"date\": ", f);
 	jstr(f, run->env.date);
-	fprintf(f, ", \"waiter_cpu\": %d, \"device_cpu\": %d, \"indicative\": %s},\n",
+	fprintf(f, ", \"waiter_cpu\": %d, \"device_cpu\": %d, \"indicative\": %s",
 		run->cfg.waiter_cpu, run->cfg.device_cpu,
 		!strcmp(run->env.virt, "tcg") ? "true" : "false");
+	/* The simulated device's env is as it always was: no device fields. */
+	if (run->cfg.device == BENCH_DEVICE_CUDA)
+		env_cuda(f, &run->env.device);
+	fputs("},\n", f);
 	fputs(" \"workload\": {\"kind\": ", f);
 	jstr(f, bench_workload_kind_name(w->kind));
 	fprintf(f, ", \"work_us\": %llu, \"jitter_us\": %llu, \"work2_us\": %llu, "

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* gpuar-bench: every wait strategy side by side against a simulated device. */
+/*
+ * gpuar-bench: every wait strategy side by side against a simulated
+ * device or a real GPU (--device cuda).
+ */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -12,26 +15,7 @@
 #include "bench_options.h"
 #include "bench_report.h"
 #include "bench_run.h"
-
-static void select_strategies(struct bench_run *run, const struct bench_options *o)
-{
-	struct bench_strategy all[BENCH_STRATEGIES_MAX];
-	size_t n = bench_strategies(&run->cfg, all, BENCH_STRATEGIES_MAX);
-
-	run->results = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct bench_result *r = &run->result[run->results];
-
-		if (!bench_selected(o->strategies, &all[i]))
-			continue;
-		memset(r, 0, sizeof(*r));
-		r->st = all[i];
-		r->st.plan(&r->st, &run->cfg, r->plan, sizeof(r->plan));
-		if (r->st.probe && r->st.probe(&run->cfg, r->reason, sizeof(r->reason)))
-			r->skipped = true;
-		run->results++;
-	}
-}
+#include "bench_select.h"
 
 static int pin_waiter(struct bench_run *run)
 {
@@ -49,6 +33,11 @@ static int pin_waiter(struct bench_run *run)
 				cfg->waiter_cpu, strerror(errno));
 			return -1;
 		}
+	}
+	if (cfg->device != BENCH_DEVICE_SIM) {
+		snprintf(run->env.wait_cpus, sizeof(run->env.wait_cpus),
+			 "waiter CPU %d, device GPU", cfg->waiter_cpu);
+		return 0;
 	}
 	if (cfg->device_cpu < 0)
 		fprintf(stderr, "gpuar-bench: warning: one CPU only; the device is not "
@@ -68,7 +57,7 @@ int main(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	run.cfg = o.cfg;
 	bench_env_read(&run.env, &run.cfg);
-	select_strategies(&run, &o);
+	bench_select_strategies(&run, o.strategies);
 	if (o.list) {
 		for (unsigned int i = 0; i < run.results; i++)
 			printf("%-13s %-7s %s%s\n", run.result[i].st.name,
@@ -83,6 +72,11 @@ int main(int argc, char **argv)
 	if (pin_waiter(&run))
 		return 1;
 	r = bench_run_all(&run, isatty(STDERR_FILENO));
+	if (r && run.cfg.device == BENCH_DEVICE_CUDA) {
+		fprintf(stderr, "gpuar-bench: --device cuda: the GPU did not start: %s\n",
+			run.env.device.error[0] ? run.env.device.error : strerror(-r));
+		return 1;
+	}
 	if (r) {
 		fprintf(stderr, "gpuar-bench: the simulated device did not start: %s\n",
 			strerror(-r));

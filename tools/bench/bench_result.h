@@ -56,6 +56,7 @@ struct bench_env {
 	char engine[8];		/* kernel when /dev/gpuar opens, else user */
 	char date[32];		/* UTC, ISO 8601 */
 	char wait_cpus[32];	/* "waiter 0, device 1" */
+	struct bench_device_info device;	/* the producer (--device) */
 };
 
 struct bench_run {

@@ -41,16 +41,8 @@ static int launch(struct rep_state *rs, unsigned int s)
 	bench_device_launch(ctx->dev, s, seq,
 			    bench_workload_next_ns(&ctx->cfg->wl, &rs->rng[s]));
 	rs->launched++;
-	return 0;
-}
-
-/* After a failed repetition: let the device finish what it was given. */
-static void drain(struct bench_device *dev)
-{
-	for (unsigned int i = 0; i < dev->streams; i++)
-		while (atomic_load(&dev->stream[i].stored_seq) !=
-		       atomic_load(&dev->stream[i].due_seq))
-			bench_sleep_until(bench_now_ns() + 100000);
+	return bench_device_failure(ctx->dev, ctx->first_error,
+				    sizeof(ctx->first_error));
 }
 
 /*
@@ -101,6 +93,10 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 		if (err)
 			return err;
 	}
+	/* With the strategy's lines in place (a GPU registers them). */
+	err = bench_device_arm(dev, r->reason, sizeof(r->reason));
+	if (err)
+		goto close;
 	for (unsigned int s = 0; s < dev->streams; s++)
 		bench_workload_rng(&cfg->wl, rep, s, &rs.rng[s]);
 
@@ -111,7 +107,7 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 	}
 	t0 = bench_now_ns();
 	w0 = bench_thread_cpu_ns();
-	d0 = bench_other_thread_cpu_ns(dev->thread);
+	d0 = bench_device_cpu_ns(dev);
 
 	for (unsigned int s = 0; s < dev->streams && !err; s++)
 		err = launch(&rs, s);
@@ -126,6 +122,9 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 			unsigned int s = done[i].stream;
 			uint64_t store = bench_device_store_ns(&dev->stream[s], rs.seq[s]);
 
+			if ((err = bench_device_failure(dev, rs.ctx.first_error,
+							sizeof(rs.ctx.first_error))))
+				break;
 			rs.ctx.pending--;
 			completed++;
 			if (done[i].error)
@@ -133,19 +132,26 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 			else
 				lat[timed++] = done[i].seen_ns > store ?
 					(double)(done[i].seen_ns - store) / 1000.0 : 0.0;
+			/* Seen before stored: only a mapped device clock can. */
+			if (!done[i].error && done[i].seen_ns < store)
+				bench_device_note_early(dev, store - done[i].seen_ns);
 			if (rs.launched < cfg->wl.waits && (err = launch(&rs, s)))
 				break;
 		}
 	}
 	if (err) {
-		snprintf(r->reason, sizeof(r->reason), "repetition %u failed: %s",
-			 rep + 1, strerror(-err));
-		drain(dev);
+		if (dev->kind == BENCH_DEVICE_CUDA && rs.ctx.first_error[0])
+			snprintf(r->reason, sizeof(r->reason), "repetition %u failed: %.120s",
+				 rep + 1, rs.ctx.first_error);
+		else
+			snprintf(r->reason, sizeof(r->reason), "repetition %u failed: %s",
+				 rep + 1, strerror(-err));
+		bench_device_drain(dev);
 		goto close;
 	}
 
 	cs.wall_ns = bench_now_ns() - t0;
-	cs.device_ns = bench_other_thread_cpu_ns(dev->thread) - d0;
+	cs.device_ns = bench_device_cpu_ns(dev) - d0;
 	cs.device_notify_ns = atomic_load(&dev->notify_cpu_ns);
 	out->waiter_cpu_us = (double)(bench_thread_cpu_ns() - w0) / 1000.0 /
 			     (double)completed;
@@ -176,6 +182,7 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 	out->max = bench_percentile(lat, timed, 100);
 	r->reps++;
 close:
+	bench_device_disarm(dev);
 	if (r->st.close)
 		r->st.close(rs.state, &rs.ctx);
 	atomic_store(&dev->notify, BENCH_NOTIFY_NONE);
@@ -205,7 +212,15 @@ int bench_run_all(struct bench_run *run, bool progress)
 
 	if (!lat)
 		return -ENOMEM;
-	err = bench_device_start(&dev, cfg->wl.streams, cfg->lead_ns, cfg->device_cpu);
+	memset(&run->env.device, 0, sizeof(run->env.device));
+	run->env.device.kind = cfg->device;
+	if (cfg->device == BENCH_DEVICE_CUDA)
+		err = bench_device_start_cuda(&dev, cfg->wl.streams,
+					      run->env.device.error,
+					      sizeof(run->env.device.error));
+	else
+		err = bench_device_start(&dev, cfg->wl.streams, cfg->lead_ns,
+					 cfg->device_cpu);
 	if (err) {
 		free(lat);
 		return err;
@@ -227,6 +242,7 @@ int bench_run_all(struct bench_run *run, bool progress)
 	}
 	if (progress)
 		progress_line(run, 0, NULL, true);
+	bench_device_describe(&dev, &run->env.device);
 	bench_device_stop(&dev);
 	free(lat);
 	for (unsigned int i = 0; i < run->results; i++)

@@ -39,6 +39,7 @@ struct bench_config {
 	const char *device_path;		/* /dev/gpuar */
 	uint64_t background_ns;			/* idle gap before each repetition */
 	bool split_submit;			/* time submit() apart (2 syscalls a wait) */
+	enum bench_device_kind device;		/* --device: the completion producer */
 };
 
 /* The state of one repetition the strategy works in. */

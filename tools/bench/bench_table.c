@@ -29,6 +29,20 @@ static void header(FILE *f, const struct bench_run *run)
 		w->streams == 1 ? "" : "s", (unsigned long long)w->seed,
 		run->env.wait_cpus);
 	fprintf(f, "plan (user-predict, kport-*): %s\n", cfg->plan_text);
+	if (cfg->device == BENCH_DEVICE_CUDA) {
+		const struct bench_device_info *d = &run->env.device;
+
+		fprintf(f, "device: cuda, %s (driver %d, %s); latency counts from the spin "
+			"kernel's last %%globaltimer read,\n"
+			"mapped onto the host clock to +-%.2f us (the worst of %u ping-pong "
+			"syncs; offset drift %.2f us)\n", d->gpu, d->driver_version,
+			d->sched, d->clock_sync_uncertainty_us, d->clock_syncs,
+			d->clock_offset_drift_us);
+		if (d->early_waits)
+			fprintf(f, "%llu waits were seen before their mapped store time "
+				"(by up to %.2f us; counted as 0)\n",
+				(unsigned long long)d->early_waits, d->most_early_us);
+	}
 	if (!strcmp(run->env.virt, "tcg"))
 		fprintf(f, "inside a TCG VM: figures are indicative; compare ratios within this run\n");
 	fprintf(f, "latency = waiter saw it - device stored (us); CPU in us per wait: "
@@ -79,7 +93,12 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 			for (unsigned int k = 0; k < run->result[i].reps; k++)
 				jobs += run->result[i].rep[k].waits;
 		}
-		if (late)
+		if (late && run->cfg.device == BENCH_DEVICE_CUDA)
+			fprintf(f, "\nthe GPU ended %llu of %llu jobs more than 50 us after "
+				"launch + duration (launch latency, or a busy GPU): latencies "
+				"still count from the kernel's end\n", (unsigned long long)late,
+				(unsigned long long)jobs);
+		else if (late)
 			fprintf(f, "\nthe device stored %llu of %llu jobs more than 50 us after "
 				"their due time (its CPU was busy): latencies still count from "
 				"the actual store\n", (unsigned long long)late,
@@ -95,7 +114,10 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		}
 		fputc('\n', f);
 	}
-	if (run->oracle_chosen >= 0)
+	if (run->cfg.device != BENCH_DEVICE_SIM)
+		fprintf(f, "\noracle: not measured on a real device (it needs each "
+			"job's true completion time); targets against it are unmeasured\n");
+	else if (run->oracle_chosen >= 0)
 		fprintf(f, "\noracle: margin %llu us chosen (smallest of the sweep with "
 			"p50 <= 2x spin p50 + 1 us)\n",
 			(unsigned long long)(run->result[run->oracle_chosen].st.param / 1000));

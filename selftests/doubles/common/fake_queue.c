@@ -2,9 +2,11 @@
 /* TEST DOUBLE: the fake streams' in-order queues (see fake_queue.h). */
 #include "fake_queue.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* How often a fake wait-value looks at its word again. */
 #define FQ_WAIT_POLL_NS 20000
@@ -84,6 +86,15 @@ static bool fq_run(struct fq_stream *s, const struct fq_op *op)
 	case FQ_FAULT:
 		fq_domain_poison(s->domain, op->code);
 		return false;
+	case FQ_CALL: {
+		unsigned int code = op->call(s, op->args);
+
+		if (code) {
+			fq_domain_poison(s->domain, code);
+			return false;
+		}
+		break;
+	}
 	}
 	return !fq_domain_error(s->domain);
 }
@@ -135,6 +146,31 @@ static bool fq_registry_set(struct fq_stream *old, struct fq_stream *new)
 	return done;
 }
 
+/*
+ * A GPU is not one of the host's CPUs: a worker runs on the CPUs the
+ * creating thread is not confined to, where there are any (a benchmark
+ * pins its waiter to one CPU, and a worker sharing it would answer only
+ * when the waiter is preempted), else on every CPU. Best effort: where the
+ * system refuses, the worker keeps the creator's affinity.
+ */
+static void fq_place_worker(pthread_t worker)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t creator, set;
+
+	CPU_ZERO(&creator);
+	CPU_ZERO(&set);
+	if (pthread_getaffinity_np(pthread_self(), sizeof(creator), &creator))
+		return;
+	for (long i = 0; i < cpus && i < CPU_SETSIZE; i++)
+		if (!CPU_ISSET((int)i, &creator))
+			CPU_SET((int)i, &set);
+	if (!CPU_COUNT(&set))
+		for (long i = 0; i < cpus && i < CPU_SETSIZE; i++)
+			CPU_SET((int)i, &set);
+	pthread_setaffinity_np(worker, sizeof(set), &set);
+}
+
 int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device)
 {
 	memset(s, 0, sizeof(*s));
@@ -148,6 +184,7 @@ int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device)
 		fq_registry_set(s, NULL);
 		goto fail;
 	}
+	fq_place_worker(s->worker);
 	return 0;
 fail:
 	pthread_cond_destroy(&s->cond);
@@ -292,6 +329,11 @@ unsigned int fq_streams_touching(const void *addr, uint64_t len)
 		n += fq_registry[i] && fq_stream_touches(fq_registry[i], addr, len);
 	pthread_mutex_unlock(&fq_registry_lock);
 	return n;
+}
+
+unsigned int fq_stream_error(struct fq_stream *s)
+{
+	return fq_domain_error(s->domain);
 }
 
 bool fq_env_flag(const char *name)

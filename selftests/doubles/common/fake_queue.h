@@ -8,7 +8,9 @@
  * A fake stream is an in-order queue run by its own worker thread. Its
  * operations are timed work, a 64-bit store into host memory (the device
  * write-value), a wait until a host word satisfies a comparison (the device
- * wait-value) and a fault (a launch that fails). A fault poisons the
+ * wait-value), a fault (a launch that fails) and a call (a function of the
+ * double run in order on the worker: the kernels and events a double
+ * models in C, since it cannot run device code). A fault poisons the
  * stream's "domain" (a CUDA context, a HIP device): like real drivers, the
  * error is sticky and every stream of the domain reports it from then on,
  * and queued operations of a poisoned domain are dropped, not run.
@@ -31,7 +33,11 @@ enum fq_op_kind {
 	FQ_WAIT_WRAPPING,	/* until (int64_t)(*word - value) >= 0 */
 	FQ_WAIT_PLAIN,		/* until (*word & mask) >= value */
 	FQ_FAULT,		/* poison the domain with code */
+	FQ_CALL,		/* code = call(s, args); a non-zero code poisons */
 };
+
+struct fq_stream;
+#define FQ_CALL_ARGS 4
 
 struct fq_op {
 	struct fq_op *next;
@@ -41,6 +47,8 @@ struct fq_op {
 	uint64_t value;
 	uint64_t mask;
 	unsigned int code;
+	unsigned int (*call)(struct fq_stream *s, const uint64_t *args);
+	uint64_t args[FQ_CALL_ARGS];
 };
 
 struct fq_stream {
@@ -92,6 +100,9 @@ unsigned int fq_stream_sync(struct fq_stream *s);
 /* How many started streams have a queued or running op that writes or
  * waits on [addr, addr+len). */
 unsigned int fq_streams_touching(const void *addr, uint64_t len);
+
+/* The domain's sticky error seen from a call running on @s (0 if none). */
+unsigned int fq_stream_error(struct fq_stream *s);
 
 /* Read a fault-injection setting from the environment (names are listed
  * in each double's header comment). */

@@ -2,9 +2,10 @@
 /*
  * TEST DOUBLE of the CUDA driver library, built as
  * $(BUILD)/doubles/cuda/libcuda.so.1 and loaded by the CUDA backend's
- * tests through GPUAR_CUDA_LIBRARY. It is not CUDA and drives no GPU: it
- * implements only the entry points the backend resolves, with the CUDA
- * 12.0 ABI (cuda_decls.h), on top of fake_queue.c.
+ * tests and gpuar-bench's --device cuda tests through GPUAR_CUDA_LIBRARY.
+ * It is not CUDA and drives no GPU: it implements only the entry points
+ * the loader resolves (cuda_loader.c, optional ones included), with the
+ * CUDA 12.0 ABI (cuda_decls.h), on top of fake_queue.c.
  *
  * Model: one process-wide driver; devices 0..N-1 (default 2), each with a
  * primary context (reference counted); a thread-local current-context
@@ -17,6 +18,21 @@
  * context (a simplification: real CUDA has one per-thread stream per
  * thread). A bare NULL stream is treated as the legacy stream.
  *
+ * Kernels: the double cannot run device code. cuModuleLoadData takes a
+ * PTX text and notes which of the kernels it models the text declares
+ * (an ".entry NAME(" with the modelled number of .u64 parameters); only
+ * those resolve through cuModuleGetFunction, and cuLaunchKernel (one
+ * thread, one block) runs their documented behaviour in C on the stream's
+ * worker, in order with the rest of the stream:
+ *   gpuar_bench_spin(duration_ns, stamp, seq): timed work of duration_ns
+ *     (a sleep), then stamp[0] = %globaltimer, stamp[1] = seq (release);
+ *   gpuar_bench_clock(flag, reply): reply[1] = 1 (running), spin until
+ *     *flag != 0, then reply[0] = %globaltimer.
+ * The fake %globaltimer is CLOCK_MONOTONIC + FAKE_GLOBALTIMER_OFFSET, a
+ * large offset as a real GPU's (Unix-time) timer has, so a caller's clock
+ * calibration is really exercised. Events are in-order markers; blocking
+ * and spinning synchronisation are the same here (a condition variable).
+ *
  * Double-only entry points (gpuar_fake_cuda_*, below) let tests enqueue
  * timed work and faults, start and end a capture, hide entry points, set
  * the driver version, and read counters. Environment: GPUAR_FAKE_CUDA_NO_DEVICE=1
@@ -24,6 +40,8 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +53,45 @@
 #define FAKE_DEVICES_MAX 4
 #define FAKE_HIDDEN_MAX 32
 #define FAKE_CTX_STACK 16
+/* The fake %globaltimer runs this far ahead of CLOCK_MONOTONIC (ns). */
+#define FAKE_GLOBALTIMER_OFFSET 1700000000123456789ull
+/* A clock kernel whose flag never comes fails the launch after this. */
+#define FAKE_CLOCK_KERNEL_TIMEOUT_NS 10000000000ull
+
+enum fake_kernel { FAKE_KERNEL_SPIN, FAKE_KERNEL_CLOCK, FAKE_KERNELS };
+
+/* The kernels the double models: entry name and its u64 parameters. */
+static const struct {
+	const char *name;
+	unsigned int params;
+} fake_kernel_model[FAKE_KERNELS] = {
+	[FAKE_KERNEL_SPIN] = { "gpuar_bench_spin", 3 },
+	[FAKE_KERNEL_CLOCK] = { "gpuar_bench_clock", 2 },
+};
+
+struct CUfunc_st {
+	struct CUmod_st *module;
+	enum fake_kernel kind;
+	bool present;		/* the loaded text declares it as modelled */
+};
+
+struct CUmod_st {
+	struct CUfunc_st fn[FAKE_KERNELS];
+};
+
+struct CUevent_st {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t recorded;	/* records made */
+	uint64_t fired;		/* the latest record the stream reached */
+	struct CUctx_st *ctx;	/* of the stream last recorded on */
+};
 
 struct CUctx_st {
 	struct fq_domain domain;
 	int device;
 	int refs;
+	unsigned int flags;	/* cuDevicePrimaryCtxSetFlags */
 	struct CUstream_st *legacy;	/* created on first use */
 };
 
@@ -75,6 +127,8 @@ FAKE_EXPORT int gpuar_fake_cuda_registered_pages(void);
 FAKE_EXPORT int gpuar_fake_cuda_primary_refs(int device);
 FAKE_EXPORT uint64_t gpuar_fake_cuda_unsafe_unregisters(void);
 FAKE_EXPORT uint64_t gpuar_fake_cuda_no_barrier_writes(void);
+FAKE_EXPORT uint64_t gpuar_fake_cuda_globaltimer_offset(void);
+FAKE_EXPORT int gpuar_fake_cuda_primary_flags(int device);
 
 /* Hide an entry point from cuGetProcAddress_v2 (NULL or "" clears all). */
 void gpuar_fake_cuda_hide(const char *name)
@@ -145,6 +199,25 @@ uint64_t gpuar_fake_cuda_unsafe_unregisters(void)
 uint64_t gpuar_fake_cuda_no_barrier_writes(void)
 {
 	return __atomic_load_n(&fake_no_barrier_writes, __ATOMIC_RELAXED);
+}
+
+/* What the fake %globaltimer reads minus CLOCK_MONOTONIC, in ns. */
+uint64_t gpuar_fake_cuda_globaltimer_offset(void)
+{
+	return FAKE_GLOBALTIMER_OFFSET;
+}
+
+/* The flags cuDevicePrimaryCtxSetFlags set on @device's primary context. */
+int gpuar_fake_cuda_primary_flags(int device)
+{
+	int flags;
+
+	if (device < 0 || device >= FAKE_DEVICES_MAX)
+		return -1;
+	pthread_mutex_lock(&fake_lock);
+	flags = (int)fake_ctx[device].flags;
+	pthread_mutex_unlock(&fake_lock);
+	return flags;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -246,6 +319,24 @@ FAKE_EXPORT gcu_result cuStreamWaitValue64_v2(gcu_stream stream,
 					      unsigned int flags);
 FAKE_EXPORT gcu_result cuStreamQuery(gcu_stream stream);
 FAKE_EXPORT gcu_result cuStreamSynchronize(gcu_stream stream);
+FAKE_EXPORT gcu_result cuDeviceGetName(char *name, int len, gcu_device device);
+FAKE_EXPORT gcu_result cuDevicePrimaryCtxSetFlags_v2(gcu_device device,
+						     unsigned int flags);
+FAKE_EXPORT gcu_result cuModuleLoadData(gcu_module *module, const void *image);
+FAKE_EXPORT gcu_result cuModuleUnload(gcu_module module);
+FAKE_EXPORT gcu_result cuModuleGetFunction(gcu_function *function,
+					   gcu_module module, const char *name);
+FAKE_EXPORT gcu_result cuLaunchKernel(gcu_function f, unsigned int grid_x,
+				      unsigned int grid_y, unsigned int grid_z,
+				      unsigned int block_x, unsigned int block_y,
+				      unsigned int block_z,
+				      unsigned int shared_bytes,
+				      gcu_stream stream, void **params,
+				      void **extra);
+FAKE_EXPORT gcu_result cuEventCreate(gcu_event *event, unsigned int flags);
+FAKE_EXPORT gcu_result cuEventRecord(gcu_event event, gcu_stream stream);
+FAKE_EXPORT gcu_result cuEventSynchronize(gcu_event event);
+FAKE_EXPORT gcu_result cuEventDestroy_v2(gcu_event event);
 
 gcu_result cuInit(unsigned int flags)
 {
@@ -301,6 +392,16 @@ static const struct {
 	{ "cuStreamWaitValue64", (void *)cuStreamWaitValue64_v2, 11070 },
 	{ "cuStreamQuery", (void *)cuStreamQuery, 2000 },
 	{ "cuStreamSynchronize", (void *)cuStreamSynchronize, 2000 },
+	{ "cuDeviceGetName", (void *)cuDeviceGetName, 2000 },
+	{ "cuDevicePrimaryCtxSetFlags", (void *)cuDevicePrimaryCtxSetFlags_v2, 11000 },
+	{ "cuModuleLoadData", (void *)cuModuleLoadData, 2000 },
+	{ "cuModuleUnload", (void *)cuModuleUnload, 2000 },
+	{ "cuModuleGetFunction", (void *)cuModuleGetFunction, 2000 },
+	{ "cuLaunchKernel", (void *)cuLaunchKernel, 4000 },
+	{ "cuEventCreate", (void *)cuEventCreate, 2000 },
+	{ "cuEventRecord", (void *)cuEventRecord, 2000 },
+	{ "cuEventSynchronize", (void *)cuEventSynchronize, 2000 },
+	{ "cuEventDestroy", (void *)cuEventDestroy_v2, 4000 },
 };
 
 /*
@@ -346,6 +447,8 @@ gcu_result cuGetErrorName(gcu_result error, const char **name)
 		{ GCU_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE" },
 		{ GCU_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE" },
 		{ GCU_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT" },
+		{ GCU_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE" },
+		{ GCU_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT" },
 		{ GCU_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
 		{ GCU_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
 		{ GCU_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY" },
@@ -647,4 +750,300 @@ gcu_result gpuar_fake_cuda_fault(gcu_stream stream, gcu_result code)
 	gcu_result rc = fake_stream(stream, &s);
 
 	return rc ? rc : fake_push(s, &op);
+}
+
+/* ------------------------------------------------- kernels and events */
+
+gcu_result cuDeviceGetName(char *name, int len, gcu_device device)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!name || len <= 0)
+		return GCU_ERROR_INVALID_VALUE;
+	if (device < 0 || device >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	snprintf(name, (size_t)len, "gpuar fake CUDA device %d (test double)",
+		 device);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuDevicePrimaryCtxSetFlags_v2(gcu_device device, unsigned int flags)
+{
+	unsigned int sched = flags & GCU_CTX_SCHED_MASK;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (device < 0 || device >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	/* One scheduling policy at most: auto 0, spin 1, yield 2, blocking 4. */
+	if ((flags & ~0xffu) || (sched != 0 && sched != 1 && sched != 2 &&
+				  sched != GCU_CTX_SCHED_BLOCKING_SYNC))
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	fake_ctx[device].flags = flags;
+	pthread_mutex_unlock(&fake_lock);
+	return GCU_SUCCESS;
+}
+
+static uint64_t fake_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t fake_globaltimer(void)
+{
+	return fake_now_ns() + FAKE_GLOBALTIMER_OFFSET;
+}
+
+/* Whether @text declares entry @k as modelled: ".entry NAME(" with exactly
+ * the modelled number of ".param .u64" before the closing parenthesis. */
+static bool fake_declares(const char *text, enum fake_kernel k)
+{
+	char head[80];
+	const char *p, *end;
+	unsigned int params = 0;
+
+	snprintf(head, sizeof(head), ".entry %s(", fake_kernel_model[k].name);
+	p = strstr(text, head);
+	if (!p)
+		return false;
+	p += strlen(head);
+	end = strchr(p, ')');
+	if (!end)
+		return false;
+	while ((p = strstr(p, ".param .u64")) && p < end) {
+		params++;
+		p++;
+	}
+	return params == fake_kernel_model[k].params;
+}
+
+gcu_result cuModuleLoadData(gcu_module *module, const void *image)
+{
+	struct CUmod_st *m;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!fake_current())
+		return GCU_ERROR_INVALID_CONTEXT;
+	if (!module || !image)
+		return GCU_ERROR_INVALID_VALUE;
+	/* Only PTX text is modelled (no cubin, no fatbin). */
+	if (!strstr(image, ".version") || !strstr(image, ".target"))
+		return GCU_ERROR_INVALID_IMAGE;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return GCU_ERROR_OUT_OF_MEMORY;
+	for (int k = 0; k < FAKE_KERNELS; k++) {
+		m->fn[k].module = m;
+		m->fn[k].kind = (enum fake_kernel)k;
+		m->fn[k].present = fake_declares(image, (enum fake_kernel)k);
+	}
+	*module = m;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuModuleUnload(gcu_module module)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!module)
+		return GCU_ERROR_INVALID_HANDLE;
+	free(module);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuModuleGetFunction(gcu_function *function, gcu_module module,
+			       const char *name)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!function || !module || !name)
+		return GCU_ERROR_INVALID_VALUE;
+	for (int k = 0; k < FAKE_KERNELS; k++) {
+		if (module->fn[k].present &&
+		    !strcmp(fake_kernel_model[k].name, name)) {
+			*function = &module->fn[k];
+			return GCU_SUCCESS;
+		}
+	}
+	return GCU_ERROR_NOT_FOUND;
+}
+
+/* gpuar_bench_spin: args duration_ns, stamp device address, seq. */
+static unsigned int fake_run_spin(struct fq_stream *s, const uint64_t *args)
+{
+	uint64_t end = fake_now_ns() + args[0];
+	uint64_t *stamp = fm_host_word(args[1]);
+	uint64_t *seq = fm_host_word(args[1] + 8);
+	struct timespec ts = { .tv_sec = (time_t)(end / 1000000000ull),
+			       .tv_nsec = (long)(end % 1000000000ull) };
+
+	(void)s;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+	if (!stamp || !seq)
+		return GCU_ERROR_ILLEGAL_ADDRESS;
+	__atomic_store_n(stamp, fake_globaltimer(), __ATOMIC_RELAXED);
+	__atomic_store_n(seq, args[2], __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* gpuar_bench_clock: args flag and reply device addresses. */
+static unsigned int fake_run_clock(struct fq_stream *s, const uint64_t *args)
+{
+	uint64_t *flag = fm_host_word(args[0]);
+	uint64_t *reply = fm_host_word(args[1]);
+	uint64_t *running = fm_host_word(args[1] + 8);
+	uint64_t give_up = fake_now_ns() + FAKE_CLOCK_KERNEL_TIMEOUT_NS;
+	unsigned int spins = 0;
+
+	if (!flag || !reply || !running)
+		return GCU_ERROR_ILLEGAL_ADDRESS;
+	__atomic_store_n(running, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		/* A dead context or a host that never answers ends the spin. */
+		if (!(++spins & 0xfff)) {
+			if (fq_stream_error(s))
+				return 0;
+			if (fake_now_ns() > give_up)
+				return GCU_ERROR_LAUNCH_TIMEOUT;
+		}
+	}
+	__atomic_store_n(reply, fake_globaltimer(), __ATOMIC_RELEASE);
+	return 0;
+}
+
+gcu_result cuLaunchKernel(gcu_function f, unsigned int grid_x,
+			  unsigned int grid_y, unsigned int grid_z,
+			  unsigned int block_x, unsigned int block_y,
+			  unsigned int block_z, unsigned int shared_bytes,
+			  gcu_stream stream, void **params, void **extra)
+{
+	struct CUstream_st *s;
+	struct fq_op op = { .kind = FQ_CALL };
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (!f || !f->present)
+		return GCU_ERROR_INVALID_HANDLE;
+	/* The modelled kernels are single-threaded: one thread, one block. */
+	if (grid_x != 1 || grid_y != 1 || grid_z != 1 || block_x != 1 ||
+	    block_y != 1 || block_z != 1 || shared_bytes || extra || !params)
+		return GCU_ERROR_INVALID_VALUE;
+	/* Arguments are copied at launch, as the driver does. */
+	for (unsigned int i = 0; i < fake_kernel_model[f->kind].params; i++) {
+		if (!params[i])
+			return GCU_ERROR_INVALID_VALUE;
+		memcpy(&op.args[i], params[i], sizeof(op.args[i]));
+	}
+	op.call = f->kind == FAKE_KERNEL_SPIN ? fake_run_spin : fake_run_clock;
+	return fake_push(s, &op);
+}
+
+gcu_result cuEventCreate(gcu_event *event, unsigned int flags)
+{
+	struct CUevent_st *e;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!fake_current())
+		return GCU_ERROR_INVALID_CONTEXT;
+	if (!event || (flags & ~0x7u))
+		return GCU_ERROR_INVALID_VALUE;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return GCU_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->cond, NULL);
+	*event = e;
+	return GCU_SUCCESS;
+}
+
+static unsigned int fake_event_fire(struct fq_stream *s, const uint64_t *args)
+{
+	struct CUevent_st *e = (struct CUevent_st *)(uintptr_t)args[0];
+
+	(void)s;
+	pthread_mutex_lock(&e->lock);
+	if (args[1] > e->fired)
+		e->fired = args[1];
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+gcu_result cuEventRecord(gcu_event event, gcu_stream stream)
+{
+	struct CUstream_st *s;
+	struct fq_op op = { .kind = FQ_CALL, .call = fake_event_fire };
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (!event)
+		return GCU_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&event->lock);
+	op.args[0] = (uint64_t)(uintptr_t)event;
+	op.args[1] = ++event->recorded;
+	event->ctx = s->ctx;
+	rc = fake_push(s, &op);
+	if (rc)
+		event->recorded--;
+	pthread_mutex_unlock(&event->lock);
+	return rc;
+}
+
+/* Until the latest record is reached (or the recording context dies). */
+static gcu_result fake_event_wait(struct CUevent_st *e)
+{
+	gcu_result rc = GCU_SUCCESS;
+	uint64_t target;
+
+	pthread_mutex_lock(&e->lock);
+	target = e->recorded;
+	while (e->fired < target) {
+		struct timespec ts;
+
+		if (e->ctx && (rc = fq_domain_error(&e->ctx->domain)))
+			break;
+		/* Timed, so a fault that drops the record is seen. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+gcu_result cuEventSynchronize(gcu_event event)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!event)
+		return GCU_ERROR_INVALID_HANDLE;
+	return fake_event_wait(event);
+}
+
+gcu_result cuEventDestroy_v2(gcu_event event)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!event)
+		return GCU_ERROR_INVALID_HANDLE;
+	/* The double waits for pending records (real CUDA defers the free),
+	 * so no queued call is left pointing at freed memory. */
+	fake_event_wait(event);
+	pthread_cond_destroy(&event->cond);
+	pthread_mutex_destroy(&event->lock);
+	free(event);
+	return GCU_SUCCESS;
 }

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpuar-bench --device cuda against the CUDA test double
+ * ($(BUILD)/doubles/cuda/libcuda.so.1, selftests/doubles/README.md): the
+ * clock sync's arithmetic, the sync recovering the double's %globaltimer
+ * offset within its own uncertainty, a short run (strategies measured,
+ * latencies non-negative and bounded, the oracle and fence-vgem skipped
+ * with their reasons, futex-wake as the blocking-sync event, every page
+ * unregistered after), the JSON's device fields, and the refusals: an
+ * unknown or unbuilt device, simulated-device options, no driver. The
+ * double runs on the host's CPUs, so no figure is compared with a
+ * duration beyond "far less than a second".
+ */
+#include <dlfcn.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_clock_sync.h"
+#include "bench_cuda.h"
+#include "bench_options.h"
+#include "bench_report.h"
+#include "bench_run.h"
+#include "bench_select.h"
+#include "unit.h"
+
+static struct bench_run run;
+
+/* The double next to this binary, or under $GPUAR_TEST_DOUBLES. */
+static void use_double(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	const char *env = getenv("GPUAR_TEST_DOUBLES");
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s", env);
+	} else {
+		n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+		ck_assert_int_gt(n, 0);
+		dir[n] = '\0';
+		*strrchr(dir, '/') = '\0';
+		strncat(dir, "/../../doubles", sizeof(dir) - strlen(dir) - 1);
+	}
+	snprintf(path, sizeof(path), "%s/cuda/libcuda.so.1", dir);
+	setenv("GPUAR_CUDA_LIBRARY", path, 1);
+}
+
+/*
+ * A control of the double. The handle stays open for the test's life, so
+ * the double the producer loads (and unloads) is this same instance and
+ * its counters outlive the producer.
+ */
+static void *fake_sym(const char *name)
+{
+	static void *dl;
+	void *fn;
+
+	if (!dl)
+		dl = dlopen(getenv("GPUAR_CUDA_LIBRARY"), RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(dl, "cannot open %s", getenv("GPUAR_CUDA_LIBRARY"));
+	fn = dlsym(dl, name);
+	ck_assert_msg(fn, "the double lacks %s", name);
+	return fn;
+}
+
+static int parse(char **argv)
+{
+	struct bench_options o;
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	optind = 0;	/* glibc: re-initialise getopt for a new argv */
+	return bench_options_parse(argc, argv, &o);
+}
+
+static void configure(const char *strategies, const char *streams)
+{
+	char *argv[] = {
+		"gpuar-bench", "--device", "cuda", "--work-us", "2000", "--waits",
+		"12", "--reps", "2", "--streams", (char *)streams,
+		"--background-ms", "0", "--strategies", (char *)strategies,
+		"--device-path", "/nonexistent/gpuar", NULL,
+	};
+	struct bench_options o;
+
+	optind = 0;
+	ck_assert_int_eq(bench_options_parse(sizeof(argv) / sizeof(argv[0]) - 1,
+					     argv, &o), 0);
+	memset(&run, 0, sizeof(run));
+	run.cfg = o.cfg;
+	bench_select_strategies(&run, o.strategies);
+}
+
+static const struct bench_result *result(const char *name)
+{
+	for (unsigned int i = 0; i < run.results; i++)
+		if (!strcmp(run.result[i].st.name, name))
+			return &run.result[i];
+	ck_abort_msg("no result %s", name);
+	return NULL;
+}
+
+static void assert_measured(const struct bench_result *r)
+{
+	ck_assert_msg(!r->skipped, "%s skipped: %s", r->st.name, r->reason);
+	ck_assert_msg(r->reps == 2, "%s: %u repetitions (%s)", r->st.name,
+		      r->reps, r->reason);
+	ck_assert_uint_eq(r->sum.errors, 0);
+	for (unsigned int i = 0; i < r->reps; i++) {
+		const struct bench_rep *p = &r->rep[i];
+
+		ck_assert_uint_eq(p->waits, 12);
+		ck_assert(p->p50 >= 0 && p->p50 <= p->p90);
+		ck_assert(p->p90 <= p->p99 && p->p99 <= p->max);
+		/* The double's store-to-seen path is a few host wake-ups. */
+		ck_assert_msg(p->max < 1e6, "%s: max latency %.1f us", r->st.name,
+			      p->max);
+	}
+}
+
+/* ---------------------------------------------------------- clock sync */
+
+START_TEST(clock_sync_keeps_the_shortest_round_trip)
+{
+	struct bench_clock_sync cs;
+
+	bench_clock_sync_init(&cs);
+	ck_assert(!cs.valid);
+	/* Device 1000 ahead; true reads at the midpoint unless noted. */
+	bench_clock_sync_add(&cs, 100, 1000 + 150, 200);	/* rtt 100 */
+	ck_assert(cs.valid);
+	ck_assert_int_eq(cs.offset_ns, 1000);
+	ck_assert_uint_eq(cs.half_rtt_ns, 50);
+	bench_clock_sync_add(&cs, 300, 1000 + 390, 500);	/* rtt 200: worse */
+	ck_assert_int_eq(cs.offset_ns, 1000);
+	bench_clock_sync_add(&cs, 600, 1000 + 604, 611);	/* rtt 11, read early */
+	ck_assert_uint_eq(cs.half_rtt_ns, 6);
+	ck_assert_int_le(cs.offset_ns - 1000, 6);
+	ck_assert_int_ge(cs.offset_ns - 1000, -6);
+	bench_clock_sync_add(&cs, 700, 5, 600);			/* t1 < t0: ignored */
+	ck_assert_uint_eq(cs.samples, 4);
+	ck_assert_uint_eq(cs.half_rtt_ns, 6);
+	ck_assert_uint_eq(bench_clock_sync_host_ns(&cs, 5000), 5000 - (uint64_t)cs.offset_ns);
+}
+END_TEST
+
+START_TEST(clock_sync_takes_a_device_timer_behind_the_host)
+{
+	struct bench_clock_sync cs;
+
+	bench_clock_sync_init(&cs);
+	bench_clock_sync_add(&cs, 5000000, 1000, 5000010);
+	ck_assert_int_eq(cs.offset_ns, 1000 - 5000005);
+	ck_assert_uint_eq(bench_clock_sync_host_ns(&cs, 1000), 5000005);
+}
+END_TEST
+
+START_TEST(sync_recovers_the_doubles_offset)
+{
+	uint64_t (*offset)(void);
+	struct bench_device dev;
+	char why[320] = "";
+	int64_t off;
+	uint64_t unc;
+
+	use_double();
+	ck_assert_msg(bench_device_start_cuda(&dev, 1, why, sizeof(why)) == 0, "%s", why);
+	offset = (uint64_t (*)(void))fake_sym("gpuar_fake_cuda_globaltimer_offset");
+	for (int i = 0; i < 3; i++) {
+		int64_t err;
+
+		if (i)
+			ck_assert_msg(bench_cuda_sync_clock(dev.cuda, why, sizeof(why)) == 0,
+				      "%s", why);
+		bench_cuda_clock(dev.cuda, &off, &unc);
+		err = off - (int64_t)offset();
+		ck_assert_msg(err <= (int64_t)unc && -err <= (int64_t)unc,
+			      "offset off by %lld ns, uncertainty %llu ns",
+			      (long long)err, (unsigned long long)unc);
+		/* Far tighter on an idle machine; a loaded one stays under 1 s. */
+		ck_assert_uint_lt(unc, 1000000000ULL);
+	}
+	bench_device_stop(&dev);
+}
+END_TEST
+
+/* ------------------------------------------------------------- a run */
+
+START_TEST(short_run_measures_and_skips)
+{
+	int (*pages)(void), (*flags)(int);
+	uint64_t (*unsafe)(void);
+	const struct bench_device_info *d = &run.env.device;
+
+	use_double();
+	pages = (int (*)(void))fake_sym("gpuar_fake_cuda_registered_pages");
+	unsafe = (uint64_t (*)(void))fake_sym("gpuar_fake_cuda_unsafe_unregisters");
+	flags = (int (*)(int))fake_sym("gpuar_fake_cuda_primary_flags");
+	configure("spin,sleep-poll,futex-wake,user-predict,oracle,fence-vgem", "1");
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	assert_measured(result("spin"));
+	assert_measured(result("sleep-poll"));
+	assert_measured(result("futex-wake"));
+	assert_measured(result("user-predict"));
+	ck_assert_str_eq(result("futex-wake")->plan, "cuda-event:blocking_sync");
+	ck_assert(result("oracle@10")->skipped);
+	ck_assert_ptr_nonnull(strstr(result("oracle@10")->reason, "true completion time"));
+	ck_assert(result("fence-vgem")->skipped);
+	ck_assert_ptr_nonnull(strstr(result("fence-vgem")->reason, "vgem fence"));
+	ck_assert_str_eq(bench_result_status(&run, result("oracle@200")), "skipped");
+
+	ck_assert_int_eq(d->kind, BENCH_DEVICE_CUDA);
+	ck_assert_ptr_nonnull(strstr(d->gpu, "test double"));
+	ck_assert_str_eq(d->sched, "blocking_sync");
+	/* One at start, then one per repetition of each measured strategy. */
+	ck_assert_uint_eq(d->clock_syncs, 1 + 2 * 4);
+	ck_assert(d->clock_sync_uncertainty_us >= 0);
+	/* Seen "before" the store only within the clock's uncertainty. */
+	ck_assert_msg(d->most_early_us <= d->clock_sync_uncertainty_us + 1.0,
+		      "seen %.3f us early, uncertainty %.3f us", d->most_early_us,
+		      d->clock_sync_uncertainty_us);
+
+	ck_assert_int_eq(pages(), 0);	/* user-predict's port lines too */
+	ck_assert_uint_eq(unsafe(), 0);
+	ck_assert_int_eq(flags(0) & 0x7, 0x4);	/* CU_CTX_SCHED_BLOCKING_SYNC */
+}
+END_TEST
+
+START_TEST(streams_complete_on_the_gpu)
+{
+	use_double();
+	configure("spin,futex-wake,user-predict", "3");
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++) {
+		const struct bench_result *r = &run.result[i];
+
+		ck_assert_msg(!r->skipped && r->reps == 2, "%s: %s", r->st.name, r->reason);
+		ck_assert_uint_eq(r->sum.errors, 0);
+		ck_assert_uint_eq(r->rep[0].waits, 12);
+	}
+}
+END_TEST
+
+START_TEST(json_names_the_device)
+{
+	char path[] = "/tmp/gpuar-bench-cuda-XXXXXX", text[8192];
+	int fd = mkstemp(path);
+	FILE *f;
+	size_t n;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	use_double();
+	configure("spin,oracle", "1");
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	ck_assert_int_eq(bench_write_json(path, &run), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	unlink(path);
+	ck_assert_ptr_nonnull(strstr(text, "\"device\": \"cuda\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"gpu\": \"gpuar fake CUDA device 0"));
+	ck_assert_ptr_nonnull(strstr(text, "\"clock_sync_uncertainty_us\": "));
+	ck_assert_ptr_nonnull(strstr(text, "\"clock_syncs\": 3"));
+	ck_assert_ptr_nonnull(strstr(text, "\"device_cpu\": -1"));
+	ck_assert_ptr_nonnull(strstr(text, "\"strategy\": \"oracle@10\", \"status\": \"skipped\""));
+}
+END_TEST
+
+START_TEST(sim_json_is_unchanged)
+{
+	char *argv[] = { "gpuar-bench", "--waits", "2", "--reps", "1",
+			 "--work-us", "1000", "--background-ms", "0",
+			 "--strategies", "spin", NULL };
+	char path[] = "/tmp/gpuar-bench-sim-XXXXXX", text[8192];
+	struct bench_options o;
+	int fd = mkstemp(path);
+	FILE *f;
+	size_t n;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	optind = 0;
+	ck_assert_int_eq(bench_options_parse(sizeof(argv) / sizeof(argv[0]) - 1, argv, &o), 0);
+	memset(&run, 0, sizeof(run));
+	run.cfg = o.cfg;
+	bench_select_strategies(&run, o.strategies);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	ck_assert_int_eq(bench_write_json(path, &run), 0);
+	f = fopen(path, "r");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	unlink(path);
+	ck_assert_ptr_null(strstr(text, "\"device\""));
+	ck_assert_ptr_null(strstr(text, "clock_sync"));
+}
+END_TEST
+
+/* ------------------------------------------------------------ refusals */
+
+START_TEST(unknown_devices_are_refused)
+{
+	char *foo[] = { "gpuar-bench", "--device", "foo", NULL };
+	char *hip[] = { "gpuar-bench", "--device", "hip", NULL };
+	char *cpu[] = { "gpuar-bench", "--device", "cuda", "--device-cpu", "1", NULL };
+	char *lead[] = { "gpuar-bench", "--device-lead-us", "10", "--device", "cuda", NULL };
+	char *ok[] = { "gpuar-bench", "--device", "cuda", NULL };
+	char *sim[] = { "gpuar-bench", "--device", "sim", NULL };
+
+	ck_assert_int_eq(parse(foo), -1);
+	ck_assert_int_eq(parse(hip), -1);
+	ck_assert_int_eq(parse(cpu), -1);
+	ck_assert_int_eq(parse(lead), -1);
+	ck_assert_int_eq(parse(ok), 0);
+	ck_assert_int_eq(parse(sim), 0);
+}
+END_TEST
+
+START_TEST(no_cuda_device_is_a_clear_error)
+{
+	use_double();
+	setenv("GPUAR_FAKE_CUDA_NO_DEVICE", "1", 1);
+	configure("spin", "1");
+	ck_assert_int_lt(bench_run_all(&run, false), 0);
+	ck_assert_msg(strstr(run.env.device.error, "no CUDA device"), "%s",
+		      run.env.device.error);
+}
+END_TEST
+
+START_TEST(no_cuda_driver_is_a_clear_error)
+{
+	setenv("GPUAR_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+	configure("spin", "1");
+	ck_assert_int_lt(bench_run_all(&run, false), 0);
+	ck_assert_msg(strstr(run.env.device.error, "cannot load the CUDA driver"),
+		      "%s", run.env.device.error);
+}
+END_TEST
+
+START_TEST(a_driver_without_launch_is_named)
+{
+	void (*hide)(const char *);
+
+	use_double();
+	hide = (void (*)(const char *))fake_sym("gpuar_fake_cuda_hide");
+	hide("cuLaunchKernel");
+	configure("spin", "1");
+	ck_assert_int_lt(bench_run_all(&run, false), 0);
+	ck_assert_msg(strstr(run.env.device.error, "lacks cuLaunchKernel"), "%s",
+		      run.env.device.error);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("bench_cuda");
+	TCase *sync = tcase_create("clock_sync");
+	TCase *runs = tcase_create("run");
+	TCase *bad = tcase_create("refusals");
+
+	tcase_add_test(sync, clock_sync_keeps_the_shortest_round_trip);
+	tcase_add_test(sync, clock_sync_takes_a_device_timer_behind_the_host);
+	tcase_add_test(sync, sync_recovers_the_doubles_offset);
+	tcase_set_timeout(sync, 60);
+	tcase_add_test(runs, short_run_measures_and_skips);
+	tcase_add_test(runs, streams_complete_on_the_gpu);
+	tcase_add_test(runs, json_names_the_device);
+	tcase_add_test(runs, sim_json_is_unchanged);
+	tcase_set_timeout(runs, 120);
+	tcase_add_test(bad, unknown_devices_are_refused);
+	tcase_add_test(bad, no_cuda_device_is_a_clear_error);
+	tcase_add_test(bad, no_cuda_driver_is_a_clear_error);
+	tcase_add_test(bad, a_driver_without_launch_is_named);
+	tcase_set_timeout(bad, 60);
+	suite_add_tcase(s, sync);
+	suite_add_tcase(s, runs);
+	suite_add_tcase(s, bad);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(suite());
+}
