@@ -10,6 +10,11 @@
 #   build-modules.sh OUTDIR KDIR            build on this machine
 #   build-modules.sh OUTDIR KDIR --chroot   build in the trixie chroot
 #
+# Every build is also the lint of that kernel: W=1 and sparse (C=1), and
+# any compiler or sparse diagnostic fails it, so the module is proven
+# warning-free on each kernel of the matrix, not only on the host's
+# headers (VM_KMOD_LINT=0 builds plainly, for experiments).
+#
 # VM_KMOD_SRC replaces kmod/ (used to prove the runner with a throwaway
 # module before the real one builds); the test-fence module, which builds
 # on kmod/'s compat headers, is then skipped.
@@ -56,12 +61,56 @@ else
 	base=$src
 fi
 
+lint=()
+forced_sparse=0
+if [[ ${VM_KMOD_LINT:-1} == 1 && -z ${VM_KMOD_SRC:-} ]]; then
+	lint=(W=1 C=1)
+	# From 6.13 Kbuild asks scripts/checker-valid.sh whether sparse can
+	# read the kernel's headers, and silently drops C=1 when it cannot.
+	# Debian's 7.x headers package lacks that script, and Debian's sparse
+	# (0.6.4) is older than those headers: it cannot parse two GNU
+	# builtins they use. So for such a kernel sparse is forced on
+	# (KBUILD_CHECKSRC on the command line) with sparse-compat.h read
+	# first, which spells those builtins in terms sparse knows;
+	# lint_log() proves from the CHECK lines that it ran on every file.
+	kroot=$kdir
+	[[ $mode == --chroot ]] && kroot=$root$kdir
+	if grep -qs checker-valid.sh "$kroot/Makefile" "$kroot"/../*/Makefile; then
+		cp "$VM_DIR/sparse-compat.h" "$base/sparse-compat.h"
+		lint+=(KBUILD_CHECKSRC=1 "CF=-include $src/sparse-compat.h")
+		forced_sparse=1
+	fi
+fi
+
+# lint_log LOG KO: no W=1 or sparse diagnostic, and sparse checked every
+# object the compiler built (the .mod.c and .module-common.c Kbuild generates excepted).
+lint_log() {
+	local log=$1 ko=$2 diag cc checked missing=()
+	diag=$(grep -E '(warning|error|note):' "$log" | grep -v 'Skipping BTF' |
+		{ if ((forced_sparse)); then grep -v 'is not available or not up to date'; else cat; fi } || true)
+	if [[ -n $diag ]]; then
+		echo "$diag" >&2
+		vm_die "$ko: W=1/sparse diagnostics against $kdir (log: $log)"
+	fi
+	cc=$(sed -n 's/^ *CC \[M\] *\(.*\)\.o$/\1/p' "$log" | grep -v -e '\.mod$' -e '^\.module-common$' || true)
+	checked=$(sed -n 's/^ *CHECK *\(.*\)\.c$/\1/p' "$log")
+	[[ -n $cc ]] || vm_die "$ko: no compiled objects in $log"
+	while read -r o; do
+		grep -qxF "$o" <<<"$checked" || missing+=("$o")
+	done <<<"$cc"
+	((${#missing[@]} == 0)) ||
+		vm_die "$ko: sparse did not check ${missing[*]} (log: $log)"
+	vm_log "$ko: W=1 and sparse clean against $kdir ($(wc -l <<<"$cc") files)"
+}
+
 build_one() {
 	local dir=$1 ko=$2
-	"${run[@]}" make -C "$src/$dir" KDIR="$kdir" -j"$VM_JOBS" >"$outdir/$ko.log" 2>&1 || {
+	"${run[@]}" make -C "$src/$dir" KDIR="$kdir" -j"$VM_JOBS" "${lint[@]}" \
+		>"$outdir/$ko.log" 2>&1 || {
 		tail -30 "$outdir/$ko.log" >&2
 		vm_die "building $ko against $kdir failed (log: $outdir/$ko.log)"
 	}
+	((${#lint[@]} == 0)) || lint_log "$outdir/$ko.log" "$ko"
 	local built
 	built=$(find "$base/$dir" -name "$ko" | head -1)
 	[[ -n $built ]] || vm_die "make in $dir produced no $ko"

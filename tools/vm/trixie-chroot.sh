@@ -4,7 +4,8 @@
 # The build environment for the 7.x kernel: Debian trixie-backports builds
 # its kernel with gcc-14, which bookworm lacks, so out-of-tree modules for
 # it are built in a `debootstrap --variant=minbase trixie` chroot under
-# $GPUAR_CACHE/chroot-trixie holding gcc-14, make and that kernel's headers.
+# $GPUAR_CACHE/chroot-trixie holding gcc-14, make, sparse (the module's
+# lint runs with every build) and that kernel's headers.
 # Idempotent; prints the chroot's path.
 #
 #   tools/vm/trixie-chroot.sh KVER            prepare (headers for KVER)
@@ -57,12 +58,14 @@ printf 'deb %s trixie main\ndeb %s trixie-backports main\n' "$uri" "$uri" \
 	>"$root/etc/apt/sources.list"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
-if ! in_chroot dpkg-query -W -f='${db:Status-Abbrev}' "linux-headers-$kver" 2>/dev/null |
-	grep -q '^ii'; then
+installed() {
+	in_chroot dpkg-query -W -f='${db:Status-Abbrev}\n' "$@" 2>/dev/null | grep -c '^ii'
+}
+if [[ $(installed "linux-headers-$kver" sparse) != 2 ]]; then
 	install_headers() {
 		in_chroot apt-get -q update &&
 			in_chroot apt-get -q -y --no-install-recommends install \
-				gcc-14 make "linux-headers-$kver"
+				gcc-14 make sparse "linux-headers-$kver"
 	} >>"$GPUAR_CACHE/chroot-trixie.log" 2>&1
 	rm -f "$root/.gpuar-ready"
 	vm_step chroot-install-headers install_headers ||
