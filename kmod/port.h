@@ -94,7 +94,6 @@ struct gpuar_wait {
 	u64 backstop_ns;		/* absolute: timeout after this */
 	u64 interval_ns;		/* between checks after the sleep */
 	u64 early_ns;			/* absolute: busy-read wake, 0 if none */
-	u64 due_ns;			/* absolute: predicted completion, 0 if none */
 	enum gpuar_word_phase phase;	/* [L] */
 	bool spun;			/* [L] a busy reader had its round */
 	u32 checks;			/* [L] */

@@ -324,7 +324,6 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 		 */
 		w->early_ns = w->start_ns +
 			gpuar_est_early_wake_ns(sleep, min(wakelat, sleep / 2));
-		w->due_ns = w->start_ns + sleep + w->plan.margin_ns;
 		port->cnt.sleeps++;
 	} else {
 		w->phase = GPUAR_PHASE_PARK;
