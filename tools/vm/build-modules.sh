@@ -92,7 +92,7 @@ lint_log() {
 		echo "$diag" >&2
 		vm_die "$ko: W=1/sparse diagnostics against $kdir (log: $log)"
 	fi
-	cc=$(sed -n 's/^ *CC \[M\] *\(.*\)\.o$/\1/p' "$log" | grep -v -e '\.mod$' -e '^\.module-common$' || true)
+	cc=$(sed -n 's/^ *CC \[M\] *\(.*\)\.o$/\1/p' "$log" | grep -v -E '(\.mod|(^|/)\.module-common)$' || true)
 	checked=$(sed -n 's/^ *CHECK *\(.*\)\.c$/\1/p' "$log")
 	[[ -n $cc ]] || vm_die "$ko: no compiled objects in $log"
 	while read -r o; do
