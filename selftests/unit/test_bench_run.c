@@ -85,6 +85,29 @@ START_TEST(streams_complete_every_wait)
 }
 END_TEST
 
+/*
+ * The detection split: a strategy with port records (user-predict) gets a
+ * detection p50 that is part of its latency; one without (spin) gets
+ * none (-1) and no detect_us_p50 in the JSON.
+ */
+START_TEST(record_strategies_split_detection_from_hand_back)
+{
+	configure("spin,user-predict", 1);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.result[0].reps; i++)
+		ck_assert(run.result[0].rep[i].detect_p50 < 0);
+	for (unsigned int i = 0; i < run.result[1].reps; i++) {
+		const struct bench_rep *p = &run.result[1].rep[i];
+
+		ck_assert(p->detect_p50 >= 0);
+		/* The port completed it before the waiter saw it. */
+		ck_assert(p->detect_p50 <= p->max);
+	}
+	ck_assert(run.result[0].sum.detect_p50.median < 0);
+	ck_assert(run.result[1].sum.detect_p50.median >= 0);
+}
+END_TEST
+
 START_TEST(missing_module_skips_with_reason)
 {
 	configure("kport-read,kport-epoll,kport-uring,fence-vgem", 1);
@@ -119,6 +142,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, bench_strategies_complete_every_wait);
 	tcase_add_test(tc, streams_complete_every_wait);
+	tcase_add_test(tc, record_strategies_split_detection_from_hand_back);
 	tcase_add_test(tc, missing_module_skips_with_reason);
 	tcase_add_test(tc, plans_are_reported_per_strategy);
 	suite_add_tcase(s, tc);

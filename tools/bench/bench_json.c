@@ -144,6 +144,10 @@ static void result(FILE *f, const struct bench_run *run,
 		fputs(", \"submit_cpu_us_per_wait\": ", f);
 		jnum(f, s->submit_cpu_us.median);
 	}
+	if (s->detect_p50.median >= 0) {
+		fputs(", \"detect_us_p50\": ", f);
+		jnum(f, s->detect_p50.median);
+	}
 	fputs(", \"waits_per_s\": ", f);
 	jnum(f, s->waits_per_s.median);
 	fputs(",\n   \"spread\": {\"latency_us\": {\"p50\": ", f);

@@ -149,6 +149,7 @@ unsigned int bench_kport_records(struct bench_kport *kp, struct bench_ctx *ctx,
 					   ctx->target[s]);
 		done[out].stream = s;
 		done[out].seen_ns = seen_ns;
+		done[out].complete_ns = r->complete_ns;
 		done[out].error = !ok;
 		if (!ok)
 			bench_note_error(ctx, "record source %u outcome %u status %d value %llu for target %llu",

@@ -24,6 +24,7 @@ void bench_summarize(struct bench_result *r)
 	SPREAD(waits_per_s);
 	SPREAD(background_cpu_us);
 	SPREAD(submit_cpu_us);
+	SPREAD(detect_p50);
 	for (unsigned int i = 0; i < r->reps; i++) {
 		s->errors += r->rep[i].errors;
 		s->late_stores += r->rep[i].late_stores;

@@ -22,6 +22,7 @@ struct bench_rep {
 	double system_cpu_us;		/* per wait */
 	double background_cpu_us;	/* per wait: the machine's own load */
 	double submit_cpu_us;		/* per wait, of waiter_cpu_us (--split-submit) */
+	double detect_p50;		/* record's completion - store, µs; <0: no records */
 	double waits_per_s;
 	uint64_t waits;			/* completed */
 	uint64_t errors;
@@ -32,7 +33,7 @@ struct bench_rep {
 struct bench_summary {
 	struct bench_spread p50, p90, p99, max;
 	struct bench_spread waiter_cpu_us, system_cpu_us, waits_per_s;
-	struct bench_spread background_cpu_us, submit_cpu_us;
+	struct bench_spread background_cpu_us, submit_cpu_us, detect_p50;
 	uint64_t errors;		/* over all repetitions */
 	uint64_t late_stores;
 };

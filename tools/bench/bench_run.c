@@ -71,18 +71,20 @@ static double background_rate(const struct bench_config *cfg)
 }
 
 /*
- * One repetition. @lat has room for cfg->wl.waits samples. Returns 0, or a
+ * One repetition. @lat and @det have room for cfg->wl.waits samples each
+ * (latencies; the port's detection, complete - store). Returns 0, or a
  * negative errno with the reason in r->reason (the repetition is lost).
  */
 static int run_rep(struct bench_result *r, const struct bench_config *cfg,
-		   struct bench_device *dev, unsigned int rep, double bg, double *lat)
+		   struct bench_device *dev, unsigned int rep, double bg, double *lat,
+		   double *det)
 {
 	struct rep_state rs = { .ctx = { .cfg = cfg, .dev = dev }, .st = &r->st };
 	struct bench_done done[BENCH_MAX_STREAMS];
 	struct bench_procstat ps0, ps1;
 	struct bench_cpu_sample cs = { .ticks_per_s = sysconf(_SC_CLK_TCK) };
 	struct bench_rep *out = &r->rep[r->reps];
-	uint64_t t0, w0, d0, completed = 0, timed = 0;
+	uint64_t t0, w0, d0, completed = 0, timed = 0, detected = 0;
 	int err = 0;
 
 	bench_device_reset(dev);
@@ -132,6 +134,9 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 			else
 				lat[timed++] = done[i].seen_ns > store ?
 					(double)(done[i].seen_ns - store) / 1000.0 : 0.0;
+			if (!done[i].error && done[i].complete_ns)
+				det[detected++] = done[i].complete_ns > store ?
+					(double)(done[i].complete_ns - store) / 1000.0 : 0.0;
 			/* Seen before stored: only a mapped device clock can. */
 			if (!done[i].error && done[i].seen_ns < store)
 				bench_device_note_early(dev, store - done[i].seen_ns);
@@ -180,6 +185,8 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 	out->p90 = bench_percentile(lat, timed, 90);
 	out->p99 = bench_percentile(lat, timed, 99);
 	out->max = bench_percentile(lat, timed, 100);
+	bench_sort(det, detected);
+	out->detect_p50 = detected ? bench_percentile(det, detected, 50) : -1.0;
 	r->reps++;
 close:
 	bench_device_disarm(dev);
@@ -207,7 +214,7 @@ int bench_run_all(struct bench_run *run, bool progress)
 {
 	const struct bench_config *cfg = &run->cfg;
 	struct bench_device dev;
-	double *lat = malloc(cfg->wl.waits * sizeof(*lat));
+	double *lat = malloc(2 * cfg->wl.waits * sizeof(*lat));
 	int err;
 
 	if (!lat)
@@ -237,7 +244,7 @@ int bench_run_all(struct bench_run *run, bool progress)
 				continue;
 			if (progress)
 				progress_line(run, rep, r, false);
-			run_rep(r, cfg, &dev, rep, bg, lat);
+			run_rep(r, cfg, &dev, rep, bg, lat, lat + cfg->wl.waits);
 		}
 	}
 	if (progress)

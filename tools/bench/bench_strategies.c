@@ -48,6 +48,7 @@ unsigned int bench_scan(struct bench_ctx *ctx, struct bench_done *done,
 			now = bench_now_ns();
 		done[n].stream = i;
 		done[n].seen_ns = now;
+		done[n].complete_ns = 0;
 		done[n].error = false;
 		ctx->target[i] = 0;
 		n++;

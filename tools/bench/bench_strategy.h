@@ -60,6 +60,12 @@ void bench_note_error(struct bench_ctx *ctx, const char *fmt, ...)
 struct bench_done {
 	unsigned int stream;
 	uint64_t seen_ns;
+	/*
+	 * When the port's record says the wait completed (its complete_ns),
+	 * 0 where there is no record: it splits the latency into the port's
+	 * detection (complete - store) and the hand-back (seen - complete).
+	 */
+	uint64_t complete_ns;
 	bool error;	/* the wait ended in error: counted, not timed */
 };
 

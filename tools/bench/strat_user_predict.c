@@ -132,6 +132,7 @@ static int user_wait(void *state, struct bench_ctx *ctx,
 				continue;
 			done[n].stream = s;
 			done[n].seen_ns = now;
+			done[n].complete_ns = rec->complete_ns;
 			done[n].error = rec->status != 0 ||
 				!bench_word_reached(ctx->dev->stream[s].line,
 					       ctx->target[s]);
