@@ -7,6 +7,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sysfs.h>
 
+#include "../core/busy_read.h"
 #include "params.h"
 
 /*
@@ -38,7 +39,7 @@
 #define GPUAR_DEFAULT_CHECKS_PER_FIRE 64
 #endif
 #ifndef GPUAR_DEFAULT_BUSY_READ_US
-#define GPUAR_DEFAULT_BUSY_READ_US 1000
+#define GPUAR_DEFAULT_BUSY_READ_US GPUAR_BUSY_READ_DEFAULT_US
 #endif
 
 #ifndef GPUAR_DEFAULT_WAKELAT_MAX_US

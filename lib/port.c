@@ -108,6 +108,12 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		args[1] = "unknown value";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
+	if (o.busy_read_us > GPUAR_BUSY_READ_MAX_US &&
+	    o.busy_read_us != GPUAR_BUSY_READ_OFF) {
+		args[0] = "busy_read_us";
+		args[1] = "above 100000 us (GPUAR_BUSY_READ_OFF disables it)";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
 	if (!o.max_waits)
 		o.max_waits = 4096;
 	if (!o.max_lines)

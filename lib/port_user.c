@@ -9,9 +9,15 @@
  * must run": gpuar_port_process() (or gpuar_reap) runs the checks that are
  * due. Word waits go through the same state machine (wstep.c) and the same
  * estimator (the shared core) as the module's.
+ *
+ * Busy-read, as the module's (kmod/busy_read.c): a reaper blocked in
+ * gpuar_reap() with no watcher thread and no hardware word wait checks
+ * the words of flag waits whose predicted sleep is over itself, in a load
+ * loop, within the call's spin budget (busy_read_us); see busy_read().
  */
 #include "port.h"
 #include "wstep.h"
+#include "busy_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +34,29 @@ enum { UW_WORD = 1, UW_FENCE = 2 };
 /* As the module's check_floor_us default: no check interval below 10 us. */
 #define GPUAR_USER_CHECK_FLOOR_NS 10000ULL
 
+/*
+ * As the module's wakelat_max_us default: a wake-up latency sample is
+ * capped, so one long stall (a preempted vCPU, a loop that ran the engine
+ * late) cannot make blocked reapers wake absurdly early.
+ */
+#define GPUAR_USER_WAKELAT_MAX_NS 500000ULL
+
+/* Waits one busy-read round spins on, the due first (as the module). */
+#define GPUAR_USER_BUSY_WAITS 8
+
+/*
+ * How often a spin looks for a signalled fence (a poll(2) of the epoll
+ * fd), only while fence waits are pending: a word spin cannot see one.
+ */
+#define GPUAR_USER_BUSY_FENCE_LOOK_NS 10000ULL
+
+/*
+ * The spin reads the clock once every this many passes: a vDSO read costs
+ * tens of ns, but where the clocksource has no vDSO read it is a system
+ * call, and one per pass would slow each pass, so the detection, to it.
+ */
+#define GPUAR_USER_BUSY_CLOCK_PASSES 16
+
 struct uwait {
 	u8 kind;
 	u64 user_data;
@@ -39,6 +68,14 @@ struct uwait {
 	struct gpuar_line *line;
 	struct gpuar_est_entry *pt;
 	struct gpuar_wstep ws;
+	/*
+	 * The value the last check saw: a spinning reaper watches for a
+	 * change from it, so a store that lands between that check and the
+	 * spin's first load is not taken for the old value.
+	 */
+	u64 seen;
+	/* the next check is a blocked reaper's (busy_read_checks) */
+	bool reader_due;
 	/* fence waits: the engine's own reference to the sync_file */
 	int fd;
 };
@@ -52,6 +89,7 @@ struct uport {
 	pthread_t thread;
 	bool ev_set;		/* the eventfd holds a count */
 	u64 armed_ns;		/* the timerfd's expiry, 0 when disarmed */
+	bool expiry_left;	/* it expired and was left undrained (lazy) */
 	struct gpuar_wstep_cfg cfg;
 	u32 max_waits;
 	u32 next_line_id;
@@ -62,6 +100,15 @@ struct uport {
 	struct gpuar_est_table tab;
 	struct gpuar_est_entry *slots;
 	struct gpuar_wakelat wakelat;
+	u64 wakelat_ns;		/* its quantile, kept as samples come */
+	u64 busy_budget_ns;	/* spin budget of one reap call; 0: none */
+	u32 busy_sleepers;	/* reapers asleep on epfd with budget left */
+	/*
+	 * Bumped (under the lock) at every record queued and every submit,
+	 * read without it by a spinning reaper: the set of waits changed,
+	 * look again.
+	 */
+	u32 changes;
 	struct gpuar_port_stats st;
 };
 
@@ -70,10 +117,17 @@ static struct uport *U(struct gpuar_port *port)
 	return port->state;
 }
 
+/* Caller holds the lock; spinning reapers read u->changes without it. */
+static void note_change(struct uport *u)
+{
+	__atomic_store_n(&u->changes, u->changes + 1, __ATOMIC_RELEASE);
+}
+
 static void enqueue(struct uport *u, const struct gpuar_record *rec)
 {
 	u->q[(u->qhead + u->qlen) % u->max_waits] = *rec;
 	u->qlen++;
+	note_change(u);
 	if (rec->outcome < GPUAR_OUTCOME_COUNT)
 		u->st.outcomes[rec->outcome]++;
 }
@@ -92,15 +146,57 @@ static void sync_eventfd(struct uport *u)
 	}
 }
 
-static void arm_timer(struct uport *u)
+/* A flag wait whose estimator sleep a blocked reaper may end by spinning. */
+static bool busy_kind(const struct uwait *w)
+{
+	return w->kind == UW_WORD && w->ws.plan.park == GPUAR_PARK_FLAG &&
+	       w->ws.sleep_from_ns;
+}
+
+/*
+ * When the engine must next look at @w. With @wakelat (a reaper asleep
+ * with spin budget left, or one about to spin) a flag wait still in its
+ * estimator sleep is due that much before the sleep ends, as the
+ * module's early wake: the timerfd wake runs late by about the port's
+ * wake-up latency, and the reaper should be spinning by the time the
+ * sleep ends, not start then. Never more than half the sleep early: a
+ * noisy latency must not turn the sleep into a spin.
+ */
+static u64 due_ns(const struct uwait *w, u64 wakelat)
+{
+	u64 span;
+
+	if (!wakelat || w->ws.phase != GPUAR_WSTEP_SLEEP || !busy_kind(w))
+		return w->ws.next_ns;
+	span = w->ws.next_ns - w->ws.sleep_from_ns;
+	return w->ws.sleep_from_ns +
+	       gpuar_est_early_wake_ns(span, wakelat < span / 2 ?
+					     wakelat : span / 2);
+}
+
+/*
+ * Arm the timerfd at the next time the engine must run. @lazy: keep an
+ * expiry that is earlier (or one armed with nothing left to check, or one
+ * already past and left undrained), which costs at most a spurious
+ * readiness, so that a reaper on its way back with a record makes no
+ * system call; the engine's next run arms it exactly.
+ */
+static void arm_timer(struct uport *u, bool lazy)
 {
 	struct itimerspec its = { 0 };
-	u64 next = GPUAR_U64_MAX;
+	u64 next = GPUAR_U64_MAX, due;
+	u64 wakelat = u->busy_sleepers ? u->wakelat_ns : 0;
 	u32 i;
 
-	for (i = 0; i < u->npend; i++)
-		if (u->pend[i].kind == UW_WORD && u->pend[i].ws.next_ns < next)
-			next = u->pend[i].ws.next_ns;
+	for (i = 0; i < u->npend; i++) {
+		if (u->pend[i].kind != UW_WORD)
+			continue;
+		due = due_ns(&u->pend[i], wakelat);
+		if (due < next)
+			next = due;
+	}
+	if (lazy && u->armed_ns && u->armed_ns <= next)
+		return;
 	if (next == GPUAR_U64_MAX)
 		next = 0;	/* disarm */
 	if (next == u->armed_ns)
@@ -108,8 +204,13 @@ static void arm_timer(struct uport *u)
 	/* An absolute expiry already past fires at once; 0 would disarm. */
 	its.it_value.tv_sec = (time_t)(next / 1000000000ULL);
 	its.it_value.tv_nsec = (long)(next % 1000000000ULL);
-	if (timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+	if (timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0) {
+		/* Setting it discards an expiry left undrained: count it. */
+		if (u->expiry_left)
+			u->st.timer_fires++;
+		u->expiry_left = false;
 		u->armed_ns = next;
+	}
 }
 
 static void word_done(struct uport *u, struct uwait *w, u64 value)
@@ -154,14 +255,31 @@ static void compact(struct uport *u)
 	u->npend = n;
 }
 
-static void drain_timer(struct uport *u, u64 now)
+/*
+ * Consume an expiry of the timerfd. @woken: the caller may have been woken
+ * by it, so how late it runs is a wake-up latency sample; a reaper that
+ * spun or parked up to the check is on time by construction and gives
+ * none.
+ */
+static void drain_timer(struct uport *u, u64 now, bool woken)
 {
-	u64 ticks;
+	bool left = u->expiry_left;
+	u64 ticks, lat;
 
+	/* Not expired (same clock), or disarmed: no read(2) to make. */
+	if (!u->armed_ns || now < u->armed_ns)
+		return;
+	u->expiry_left = false;
 	if (read(u->tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
 		u->st.timer_fires++;
-		if (u->armed_ns && now >= u->armed_ns)
-			gpuar_wakelat_record(&u->wakelat, now - u->armed_ns);
+		/* One left by a spin woke nobody: no sample. */
+		if (woken && !left) {
+			lat = now - u->armed_ns;
+			if (lat > GPUAR_USER_WAKELAT_MAX_NS)
+				lat = GPUAR_USER_WAKELAT_MAX_NS;
+			gpuar_wakelat_record(&u->wakelat, lat);
+			u->wakelat_ns = gpuar_wakelat_quantile(&u->wakelat);
+		}
 		u->armed_ns = 0;
 	}
 }
@@ -180,13 +298,24 @@ static void check_fence(struct uport *u, struct uwait *w, u64 now)
 	fence_done(u, w, GPUAR_OUTCOME_FENCE, status, ts ? ts : now);
 }
 
-static void process_locked(struct uport *u)
+/*
+ * Run the engine; @woken as drain_timer(), @lazy_arm as arm_timer()'s
+ * @lazy (and an expiry is left for the next run to drain). The caller
+ * syncs the eventfd (sync_eventfd, pop) once it has taken the records it
+ * wants: a reaper that takes them in the same hold of the lock makes no
+ * eventfd calls.
+ */
+static void run_locked(struct uport *u, bool woken, bool lazy_arm)
 {
 	u64 now = gpuar_now_ns();
 	bool removed = false;
 	u32 i;
 
-	drain_timer(u, now);
+	/* Lazy: an expiry during a spin is drained by the next run. */
+	if (!lazy_arm)
+		drain_timer(u, now, woken);
+	else if (u->armed_ns && now >= u->armed_ns)
+		u->expiry_left = true;
 	for (i = 0; i < u->npend; i++) {
 		struct uwait *w = &u->pend[i];
 		u64 seen;
@@ -201,7 +330,12 @@ static void process_locked(struct uport *u)
 			continue;
 		seen = gpuar_word_load(w->word);
 		done = gpuar_reached(seen, w->target);
+		w->seen = seen;
 		u->st.checks++;
+		if (w->reader_due) {
+			u->st.busy_read_checks++;
+			w->reader_due = false;
+		}
 		if (gpuar_wstep_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
 					done)) {
 			word_done(u, w, seen);
@@ -210,7 +344,12 @@ static void process_locked(struct uport *u)
 	}
 	if (removed)
 		compact(u);
-	arm_timer(u);
+	arm_timer(u, lazy_arm);
+}
+
+static void process_locked(struct uport *u, bool woken)
+{
+	run_locked(u, woken, false);
 	sync_eventfd(u);
 }
 
@@ -220,7 +359,7 @@ static int u_process(struct gpuar_port *port)
 	int n;
 
 	pthread_mutex_lock(&u->lock);
-	process_locked(u);
+	process_locked(u, true);
 	n = (int)u->qlen;
 	pthread_mutex_unlock(&u->lock);
 	return n;
@@ -357,6 +496,7 @@ static int u_submit_word(struct gpuar_port *port,
 		w->fd = -1;
 		w->line->pending++;
 		seen = gpuar_word_load(w->word);
+		w->seen = seen;
 		u->st.checks++;
 		if (gpuar_wstep_begin(&w->ws, &in->plan, w->pt ? &w->pt->est : NULL,
 				      w->start_ns, in->start_ns != 0, now,
@@ -370,7 +510,8 @@ static int u_submit_word(struct gpuar_port *port,
 	}
 	u->st.submitted += count;
 	ret = (int)count;
-	arm_timer(u);
+	note_change(u);
+	arm_timer(u, false);
 	sync_eventfd(u);
 out:
 	pthread_mutex_unlock(&u->lock);
@@ -458,8 +599,9 @@ static int u_submit_fence(struct gpuar_port *port,
 	}
 	u->st.submitted += count;
 	ret = (int)count;
+	note_change(u);
 	/* A fence already signalled completes now, as in the module. */
-	process_locked(u);
+	process_locked(u, true);
 out:
 	pthread_mutex_unlock(&u->lock);
 out_free:
@@ -504,7 +646,7 @@ static int u_cancel(struct gpuar_port *port, u64 user_data)
 	}
 	if (n) {
 		compact(u);
-		arm_timer(u);
+		arm_timer(u, false);
 		sync_eventfd(u);
 	} else {
 		n = -ENOENT;
@@ -594,21 +736,271 @@ static bool hw_park(struct uport *u, u64 deadline)
 	return true;
 }
 
+/* A spin pass's pause: let the sibling hyperthread run, save power. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" : : : "memory");
+#else
+	__asm__ volatile("" : : : "memory");
+#endif
+}
+
+struct busy_target {
+	struct gpuar_line *line;	/* held busy (pending) while we read */
+	const uint64_t *word;
+	u64 seen;
+	u64 next_ns;
+	u64 backstop_ns;
+};
+
+/*
+ * Give the flag waits whose early wake is here (see due_ns) their
+ * post-sleep check now, by the reaper: LATE if the work is done, else
+ * they park and become spin targets. Lock held; true when any was due.
+ */
+static bool busy_early_checks(struct uport *u, u64 now)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+
+		if (!busy_kind(w) || w->ws.phase != GPUAR_WSTEP_SLEEP ||
+		    due_ns(w, u->wakelat_ns) > now)
+			continue;
+		w->reader_due = true;
+		w->ws.next_ns = now;
+		any = true;
+	}
+	if (any)
+		run_locked(u, false, false);
+	return any;
+}
+
+static void take_min(u64 *a, u64 b)
+{
+	if (b < *a)
+		*a = b;
+}
+
+/*
+ * The spin targets: parked flag waits that slept, the GPUAR_USER_BUSY_WAITS
+ * due first. *@until becomes the earliest time the engine must run for
+ * something the spin does not watch (the spin ends there): another wait's
+ * check or early wake, a target's backstop. A target's own park checks
+ * are not among them: the spin sees its word continuously, and a check
+ * between rounds would leave the word unwatched for a few us every
+ * park_us. *@fences: fence waits are pending. Lock held.
+ */
+static u32 busy_collect(struct uport *u, struct busy_target *t, u64 *until,
+			bool *fences)
+{
+	u64 dropped = GPUAR_U64_MAX;	/* next check of a candidate left out */
+	u32 i, j, n = 0;
+
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+
+		if (w->kind == UW_FENCE)
+			*fences = true;
+		if (w->kind != UW_WORD)
+			continue;
+		if (!busy_kind(w) || w->ws.phase != GPUAR_WSTEP_PARK) {
+			take_min(until, due_ns(w, u->wakelat_ns));
+			continue;
+		}
+		/* Insertion by next check; the last falls off when full. */
+		if (n == GPUAR_USER_BUSY_WAITS)
+			take_min(&dropped, w->ws.next_ns < t[n - 1].next_ns ?
+				 t[n - 1].next_ns : w->ws.next_ns);
+		for (j = n; j > 0 && t[j - 1].next_ns > w->ws.next_ns; j--)
+			if (j < GPUAR_USER_BUSY_WAITS)
+				t[j] = t[j - 1];
+		if (j >= GPUAR_USER_BUSY_WAITS)
+			continue;
+		t[j] = (struct busy_target){
+			.line = w->line,
+			.word = w->word,
+			.seen = w->seen,
+			.next_ns = w->ws.next_ns,
+			.backstop_ns = w->ws.backstop_at_ns,
+		};
+		if (n < GPUAR_USER_BUSY_WAITS)
+			n++;
+	}
+	take_min(until, dropped);
+	for (i = 0; i < n; i++) {
+		take_min(until, t[i].backstop_ns);
+		t[i].line->pending++;
+	}
+	return n;
+}
+
+/* A fence signalled (or the timer is due): the epoll fd is readable. */
+static bool busy_fd_ready(struct uport *u)
+{
+	struct pollfd pfd = { .fd = u->epfd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
+/*
+ * Spin until a target's word moves, the set of waits changes (a record
+ * queued, a submit), a fence signals, or @limit. No lock held: the
+ * targets' lines are held busy, so their pages stay mapped.
+ */
+static void busy_spin(struct uport *u, const struct busy_target *t, u32 n,
+		      u32 changes, bool fences, u64 limit)
+{
+	u64 now = gpuar_now_ns();
+	u64 fence_look = now + GPUAR_USER_BUSY_FENCE_LOOK_NS;
+	u32 i, pass;
+
+	for (pass = 1;; pass++) {
+		for (i = 0; i < n; i++)
+			if (gpuar_word_load(t[i].word) != t[i].seen)
+				return;
+		if (__atomic_load_n(&u->changes, __ATOMIC_ACQUIRE) != changes)
+			return;
+		cpu_relax();
+		if (pass % GPUAR_USER_BUSY_CLOCK_PASSES)
+			continue;
+		now = gpuar_now_ns();
+		if (now >= limit)
+			return;
+		if (fences && now >= fence_look) {
+			if (busy_fd_ready(u))
+				return;
+			fence_look = now + GPUAR_USER_BUSY_FENCE_LOOK_NS;
+		}
+	}
+}
+
+/*
+ * One busy-read round of a reaper blocked in gpuar_reap() (no watcher, no
+ * hardware word wait to park in), as the module's read(): give the flag
+ * waits whose early wake is here their post-sleep check, then spin on the
+ * words of the parked ones that slept, in a load loop, until a word moves
+ * from what the last check saw, the engine must run for another reason (a
+ * wait's next check or backstop, a fence, a record, a submit), the
+ * caller's @deadline or @budget_ns. A word that moved has its waits
+ * checked at once by the engine, under the
+ * lock, through the state machine (EXACT when reached), and counted in
+ * busy_read_checks. The spin is not bounded by the prediction: that is
+ * the fastest recent completion, so most come after it (see
+ * kmod/busy_read.c). Adds the time spun to *@spun_ns.
+ *
+ * Records the checks queue are taken (up to @max) in the same hold of the
+ * lock, as u_reap does. Returns their number, 0 when none came (look
+ * again), -EAGAIN when there was nothing to spin on (sleep on the fd).
+ */
+static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
+		     u64 *spun_ns, struct gpuar_record *records, u32 max)
+{
+	struct busy_target t[GPUAR_USER_BUSY_WAITS];
+	u64 now, until = deadline, start;
+	bool fences = false, early;
+	u32 i, j, n, changes;
+
+	pthread_mutex_lock(&u->lock);
+	early = busy_early_checks(u, gpuar_now_ns());
+	n = pop(u, records, max);
+	/* With a hardware word wait the reaper parks there (hw_park). */
+	if (n || (early && gpuar_hw_word_wait_kind())) {
+		pthread_mutex_unlock(&u->lock);
+		return (int)n;
+	}
+	n = busy_collect(u, t, &until, &fences);
+	changes = u->changes;
+	pthread_mutex_unlock(&u->lock);
+	if (!n)
+		return -EAGAIN;
+
+	start = gpuar_now_ns();
+	busy_spin(u, t, n, changes, fences,
+		  until < start + budget_ns ? until : start + budget_ns);
+	now = gpuar_now_ns();
+	*spun_ns += now - start;
+
+	pthread_mutex_lock(&u->lock);
+	for (i = 0; i < n; i++) {
+		bool moved = gpuar_word_load(t[i].word) != t[i].seen;
+
+		t[i].line->pending--;
+		if (!moved)
+			continue;
+		/* The word moved: its parked waits are checked now. */
+		for (j = 0; j < u->npend; j++) {
+			struct uwait *w = &u->pend[j];
+
+			if (w->kind == UW_WORD && w->word == t[i].word &&
+			    w->ws.phase == GPUAR_WSTEP_PARK) {
+				w->reader_due = true;
+				w->ws.next_ns = now;
+			}
+		}
+	}
+	run_locked(u, false, true);
+	n = pop(u, records, max);
+	pthread_mutex_unlock(&u->lock);
+	return (int)n;
+}
+
+/*
+ * Sleep on the epoll fd until the next check, a fence or a record. With
+ * spin budget left the reaper counts as a busy sleeper: the timer is
+ * armed the wake-up latency before a flag wait's sleep ends (due_ns).
+ */
+static int reap_sleep(struct uport *u, u64 deadline, bool busy)
+{
+	int ret;
+
+	if (busy) {
+		pthread_mutex_lock(&u->lock);
+		u->busy_sleepers++;
+		arm_timer(u, false);
+		pthread_mutex_unlock(&u->lock);
+	}
+	ret = gpuar_fd_wait_readable(u->epfd, deadline);
+	if (busy) {
+		/*
+		 * The engine's next run re-arms the timer: a re-arm now would
+		 * discard the expiry that woke us, and its latency sample.
+		 */
+		pthread_mutex_lock(&u->lock);
+		u->busy_sleepers--;
+		if (ret < 0)
+			arm_timer(u, false);
+		pthread_mutex_unlock(&u->lock);
+	}
+	return ret;
+}
+
 static int u_reap(struct gpuar_port *port, struct gpuar_record *records,
 		  u32 max, int64_t timeout_ns)
 {
 	struct uport *u = U(port);
 	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
 		       gpuar_now_ns() + (u64)timeout_ns;
-	bool last = false;
+	u64 spun = 0;
+	bool last = false, woken = true;
 	int ret;
 	u32 n;
 
+	/*
+	 * @woken: this pass may follow a wake by the fd (the caller's loop,
+	 * or our own sleep), not a spin or park that ran up to the check.
+	 */
 	for (;;) {
 		pthread_mutex_lock(&u->lock);
-		process_locked(u);
+		run_locked(u, woken, false);
 		n = pop(u, records, max);
 		pthread_mutex_unlock(&u->lock);
+		woken = false;
 		if (n)
 			return (int)n;
 		if (timeout_ns == 0)
@@ -627,13 +1019,21 @@ static int u_reap(struct gpuar_port *port, struct gpuar_record *records,
 			last = gpuar_now_ns() >= deadline;
 			continue;
 		}
-		/* The epoll fd wakes us at the next check, a fence or a record. */
-		ret = gpuar_fd_wait_readable(u->epfd, deadline);
-		if (ret < 0 && ret != -EINTR)
-			return ret;
-		if (ret == -EINTR)
+		if (spun < u->busy_budget_ns) {
+			ret = busy_read(u, deadline, u->busy_budget_ns - spun,
+					&spun, records, max);
+			if (ret > 0)
+				return ret;
+			if (ret == 0) {
+				last = gpuar_now_ns() >= deadline;
+				continue;
+			}
+		}
+		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns);
+		if (ret < 0)
 			return ret;
 		last = ret == 0;
+		woken = true;
 	}
 }
 
@@ -693,7 +1093,7 @@ static void *watcher_main(void *arg)
 		if (n < 0 && errno != EINTR)
 			break;
 		pthread_mutex_lock(&u->lock);
-		process_locked(u);
+		process_locked(u, true);
 		pthread_mutex_unlock(&u->lock);
 	}
 	return NULL;
@@ -774,6 +1174,9 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	u->cfg.floor_ns = GPUAR_USER_CHECK_FLOOR_NS;
 	u->cfg.backstop_ns = opts->poll_backstop_ns;
 	u->cfg.backstop_timeout = true;
+	u->busy_budget_ns = opts->busy_read_us == GPUAR_BUSY_READ_OFF ? 0 :
+		(u64)(opts->busy_read_us ? opts->busy_read_us :
+		      GPUAR_BUSY_READ_DEFAULT_US) * GPUAR_NSEC_PER_USEC;
 	cap = pow2_at_least(opts->max_points * 2);
 	u->pend = calloc(u->max_waits, sizeof(*u->pend));
 	u->q = calloc(u->max_waits, sizeof(*u->q));

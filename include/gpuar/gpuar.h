@@ -165,8 +165,26 @@ struct gpuar_port_options {
 	uint32_t max_waits;		/* pending + unread waits (4096) */
 	uint32_t max_lines;		/* (64) */
 	uint32_t max_points;		/* estimator points (64) */
-	uint32_t pad;
+	/*
+	 * Busy-read (user engine; the kernel engine's budget is the module's
+	 * busy_read_us parameter): the most time one blocking gpuar_reap()
+	 * call spins on the words of its waits, in us (1000; at most
+	 * GPUAR_BUSY_READ_MAX_US, GPUAR_BUSY_READ_OFF disables it). As the
+	 * module's read(): a reaper that finds no record and no hardware
+	 * word wait to park in checks the word of a flag wait whose
+	 * predicted sleep is over itself, in a load loop, until the store;
+	 * once the budget is spent that call sleeps on the fd until the
+	 * next check. While a reaper blocks, its wake-up comes the port's
+	 * measured wake-up latency (wakeup_latency_ns) before the estimator's
+	 * sleep ends, so the spin begins by then, the plan's margin before
+	 * the predicted completion. Unused with GPUAR_PORT_WATCHER (the
+	 * watcher thread runs the engine) and by non-blocking reaps.
+	 */
+	uint32_t busy_read_us;
 };
+
+#define GPUAR_BUSY_READ_MAX_US 100000U	/* as the module's parameter */
+#define GPUAR_BUSY_READ_OFF UINT32_MAX
 
 struct gpuar_port;
 struct gpuar_line;
@@ -322,6 +340,17 @@ int gpuar_cancel(struct gpuar_port *port, uint64_t user_data);
  * (timeout 0, none ready), -ETIME (timeout expired), -EINTR, -EINVAL
  * (@max 0). The user engine runs while the caller waits. Thread-safe;
  * each record goes to exactly one reaper.
+ *
+ * Blocking (@timeout_ns != 0), the user engine busy-reads as the module's
+ * read() does: the caller sleeps on the port's fd until a flag wait's
+ * predicted sleep is nearly over (woken the port's measured wake-up
+ * latency early), then checks that wait's word itself in a load loop,
+ * so it sees the store at about a spin's latency; one call spins at most
+ * the port's busy_read_us (struct gpuar_port_options) in all and then
+ * sleeps until the next check. The checks the caller makes this way are
+ * counted in gpuar_port_stats' busy_read_checks. A port with a watcher
+ * thread, or on a CPU with a hardware word wait (then the caller parks in
+ * that), does not spin.
  */
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 	       uint32_t max, int64_t timeout_ns);

@@ -236,6 +236,11 @@ START_TEST(open_refuses_bad_options)
 	o.flags = 1U << 30;
 	ck_assert_int_eq(gpuar_port_open(&p, &o, &err), -EINVAL);
 	ck_assert_int_eq(gpuar_port_open(NULL, &o, &err), -EINVAL);
+	/* Refused before any engine opens, so for both engines alike. */
+	o.flags = 0;
+	o.busy_read_us = GPUAR_BUSY_READ_MAX_US + 1;
+	ck_assert_int_eq(gpuar_port_open(&p, &o, &err), -EINVAL);
+	ck_assert_uint_eq(err.code, GPUAR_E_INVALID_ARGUMENT);
 }
 END_TEST
 
