@@ -19,9 +19,11 @@
  * alone, not by the predicted completion: the prediction is the fastest
  * recent completion, so most completions come after it, and a round that
  * stopped there would hand them to the timer's next check (measured:
- * p50 90 us instead of a few us in the 6.1 TCG VM). A wait still ends only
- * under the port lock, in gpuar_word_check_locked(), whichever of timer
- * or reader saw it first.
+ * p50 90 us instead of a few us in the 6.1 TCG VM). While the reader
+ * spins on a wait, the timer's checks of it wait until the spin's bound
+ * and resume when the spin ends (gpuar_busy_defer_locked). A wait still
+ * ends only under the port lock, in gpuar_word_check_locked(), whichever
+ * of timer or reader saw it first.
  *
  * Only blocking read() busy-reads; epoll and io_uring waiters are served
  * by the timer checks (so they see at least the check interval).
@@ -99,12 +101,50 @@ static u64 gpuar_busy_next_locked(struct gpuar_port *port)
 }
 
 /*
+ * Move @w's next timer check to @from plus its interval (its backstop at
+ * the latest). While a reader spins on a wait it watches the word itself:
+ * the timer's checks at the wait's interval would only interrupt the spin
+ * on this CPU (the timer is per port, armed here) and race it, each an
+ * interrupt and two clock-event reprogrammings (about 20 us in a TCG
+ * guest, measured with the function tracer). So a spun wait's check waits
+ * until the spin's bound (@from: the round's start plus its budget), and
+ * the wait is handed back (@from: now) when the spin stops or yields the
+ * CPU. A spinner preempted without yielding (a fully preemptible kernel)
+ * leaves its words to that bound: at most busy_read_us late.
+ */
+static void gpuar_busy_defer_locked(struct gpuar_port *port,
+				    struct gpuar_wait *w, u64 from)
+{
+	gpuar_word_unqueue_locked(port, w);
+	w->next_ns = min(from + w->interval_ns, w->backstop_ns);
+	gpuar_word_enqueue_locked(port, w);
+	gpuar_word_arm_locked(port, w->next_ns);
+}
+
+/* Defer (or hand back) every live target still pending, as above. */
+static void gpuar_busy_defer(struct gpuar_port *port,
+			     struct gpuar_busy_target *t, unsigned int n,
+			     u64 from)
+{
+	unsigned int i;
+
+	spin_lock_irq(&port->lock);
+	for (i = 0; i < n; i++)
+		if (t[i].live && t[i].w->state == GPUAR_WAIT_PENDING)
+			gpuar_busy_defer_locked(port, t[i].w, from);
+	spin_unlock_irq(&port->lock);
+}
+
+/*
  * Take the due waits for one round: each gets a check now (late if done
  * in its sleep, exact if the timer saw it pending before) and, still
- * pending, a reference for the spin. Each leaves the busy queue.
+ * pending, a reference for the spin. Each leaves the busy queue, and its
+ * timer check moves past the spin (@spin_ns from now; see
+ * gpuar_busy_defer_locked).
  */
 static unsigned int gpuar_busy_collect(struct gpuar_port *port,
-				       struct gpuar_busy_target *t)
+				       struct gpuar_busy_target *t,
+				       u64 spin_ns)
 {
 	u64 now = gpuar_now_ns();
 	unsigned int n = 0, taken;
@@ -124,11 +164,7 @@ static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 		if (gpuar_word_check_locked(port, w, now, true))
 			continue;
 		gpuar_busy_unqueue_locked(port, w);
-		/* Pending: the timer keeps checking it at its interval too. */
-		gpuar_word_unqueue_locked(port, w);
-		w->next_ns = min(now + w->interval_ns, w->backstop_ns);
-		gpuar_word_enqueue_locked(port, w);
-		gpuar_word_arm_locked(port, w->next_ns);
+		gpuar_busy_defer_locked(port, w, now + spin_ns);
 		kref_get(&w->ref);
 		kref_get(&w->line->ref);
 		t[n].w = w;
@@ -167,7 +203,7 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 	unsigned int i, n, live;
 	u64 start, spun = 0;
 
-	n = gpuar_busy_collect(port, t);
+	n = gpuar_busy_collect(port, t, budget_ns);
 	if (!n)
 		return 0;
 	start = local_clock();
@@ -190,12 +226,21 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 		}
 		if (READ_ONCE(port->nqueued) || signal_pending(current))
 			break;
-		if (need_resched())
+		if (need_resched()) {
+			/* The timer watches the words while we are away. */
+			gpuar_busy_defer(port, t, n, gpuar_now_ns());
 			cond_resched();
-		else
+			spun = local_clock() - start;
+			gpuar_busy_defer(port, t, n, gpuar_now_ns() +
+					 (spun < budget_ns ? budget_ns - spun : 0));
+		} else {
 			cpu_relax();
+		}
 		spun = local_clock() - start;
 	}
+	/* Waits still pending go back to the timer's checks. */
+	if (live)
+		gpuar_busy_defer(port, t, n, gpuar_now_ns());
 	for (i = 0; i < n; i++) {
 		gpuar_line_put(t[i].line);
 		gpuar_wait_put(t[i].w);
