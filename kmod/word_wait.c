@@ -235,6 +235,9 @@ static int gpuar_word_points_fit(struct gpuar_port *port,
 	u64 *fresh;
 	u32 i, n = 0, unique = 0;
 
+	/* At most @count new points: no need to count them (every submit). */
+	if (port->points.used + count <= port->points.limit)
+		return 0;
 	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL_ACCOUNT);
 	if (!fresh)
 		return -ENOMEM;
