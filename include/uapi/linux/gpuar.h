@@ -58,7 +58,9 @@
  *
  * Word-wait timing
  *   A flag plan is checked every max(park_ns, the module's check floor); a
- *   poll plan at the module's poll interval. Every word wait has a backstop
+ *   poll plan at the module's poll interval. While a blocked reader spins
+ *   on a wait (busy-read), its loads stand in for those checks, which
+ *   resume when its spin ends. Every word wait has a backstop
  *   counted from its submission: backstop_ns of a flag plan, or the
  *   module's default when that is 0 and for poll plans. start_ns (a
  *   resubmit's original start, never in the future) is what the estimator
