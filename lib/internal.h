@@ -27,7 +27,7 @@ static inline u64 gpuar_word_load(const uint64_t *word)
 	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
-#define GPUAR_EXPORT __attribute__((visibility("default")))
+#include "export.h"
 
 /*
  * Fill *@diag (if non-NULL) with @code formatted from @args, remembering

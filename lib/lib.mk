@@ -19,6 +19,12 @@ LIB_DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/
 
 $(BUILD)/backends/drm/%.o: CPPFLAGS_ALL += $(LIB_DRM_CFLAGS)
 
+# Only what is marked GPUAR_EXPORT (lib/export.h) leaves the shared
+# library; the archive's objects link as before.
+$(LIB_OBJS): CFLAGS_ALL += -fvisibility=hidden
+# The headers a program compiles against (installed; check-lib-symbols).
+LIB_PUBLIC_HEADERS := $(wildcard include/gpuar/*.h) $(BACKEND_HEADERS)
+
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -44,7 +50,8 @@ $(BUILD)/lib/gpuar.pc: lib/gpuar.pc.in FORCE
 .PHONY: install-lib uninstall-lib FORCE
 FORCE:
 
-# Headers: include/gpuar/*.h, and the kernel ABI header as <linux/gpuar.h>
+# Headers: include/gpuar/*.h, the CUDA/HIP backends' <gpuar/cuda.h>,
+# <gpuar/hip.h> and <gpuar/vendor.h>, and the kernel ABI header as <linux/gpuar.h>
 # (which <gpuar/gpuar.h> includes) in the same include directory.
 install-lib: $(LIB_A) $(LIB_SO) $(BUILD)/lib/gpuar.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/gpuar \
@@ -53,7 +60,7 @@ install-lib: $(LIB_A) $(LIB_SO) $(BUILD)/lib/gpuar.pc
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libgpuar.so.$(VERSION)
 	ln -sf libgpuar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpuar.so.$(SOVERSION)
 	ln -sf libgpuar.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgpuar.so
-	install -m 644 include/gpuar/*.h $(DESTDIR)$(INCLUDEDIR)/gpuar/
+	install -m 644 $(LIB_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/gpuar/
 	install -m 644 include/uapi/linux/gpuar.h $(DESTDIR)$(INCLUDEDIR)/linux/gpuar.h
 	install -m 644 $(BUILD)/lib/gpuar.pc $(DESTDIR)$(LIBDIR)/pkgconfig/gpuar.pc
 
@@ -64,6 +71,13 @@ uninstall-lib:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpuar
 
 INSTALL_TARGETS += install-lib
+
+# check-lib-symbols: libgpuar.so exports exactly the functions of its
+# installed headers (lib/check-symbols.sh).
+.PHONY: check-lib-symbols
+check-lib-symbols: $(LIB_SO)
+	@lib/check-symbols.sh $(LIB_SO) $(LIB_PUBLIC_HEADERS)
+CHECK_UNIT_TARGETS += check-lib-symbols
 
 # check-arm64-hwwait: the arm64 hardware word wait (WFET/WFE) cannot run
 # on the x86-64 test machines; prove at least that it compiles, warning
@@ -94,7 +108,9 @@ CHECK_UNIT_TARGETS += check-arm64-hwwait
 # DESTDIR, then build the README's first ```c block (which must be
 # examples/quickstart.c, word for word) with nothing but
 # `cc quickstart.c $(pkg-config --cflags --libs gpuar)` against it (the
-# shared library), and run it: no GPU, no module needed.
+# shared library), and run it: no GPU, no module needed. A program that
+# takes the CUDA and HIP backends' functions from <gpuar/cuda.h> and
+# <gpuar/hip.h> builds and links the same way.
 QS_DIR := $(BUILD)/quickstart
 .PHONY: check-quickstart
 ifeq ($(SANITIZE),)
@@ -112,7 +128,11 @@ check-quickstart: $(LIB_A) $(LIB_SO)
 	  readelf -d quickstart | grep -q 'NEEDED.*libgpuar.so.$(SOVERSION)' && \
 	  LD_LIBRARY_PATH=$$root/usr/local/lib ./quickstart > out.txt && \
 	  cat out.txt && grep -q 'record: user_data=42 outcome=exact status=0 value=1' out.txt && \
-	  echo "ok - check-quickstart: README quick start builds against the installed library and runs"
+	  printf '#include <gpuar/cuda.h>\n#include <gpuar/hip.h>\nint main(void) { return gpuar_cuda_open == 0 || gpuar_hip_open == 0; }\n' >vendor.c && \
+	  PKG_CONFIG_PATH=$$root/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$root \
+	  sh -c 'cc vendor.c $$(pkg-config --cflags --libs gpuar) -o vendor' && \
+	  LD_LIBRARY_PATH=$$root/usr/local/lib ./vendor && \
+	  echo "ok - check-quickstart: README quick start builds against the installed library and runs; so does a program of <gpuar/cuda.h> and <gpuar/hip.h>"
 else
 # The README's plain `cc` line cannot link a sanitized library.
 check-quickstart:

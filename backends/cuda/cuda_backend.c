@@ -196,8 +196,8 @@ static const struct gv_ops gcu_ops = {
 	.status_sticky = gcu_sticky,
 };
 
-int gpuar_cuda_open(struct gpuar_cuda **out, int ordinal,
-		    struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_open(struct gpuar_cuda **out, int ordinal,
+				 struct gpuar_error *diag)
 {
 	struct gv_load_error why = { 0 };
 	struct gpuar_cuda *cu;
@@ -249,7 +249,7 @@ fail:
 	return err;
 }
 
-void gpuar_cuda_close(struct gpuar_cuda *cu)
+GPUAR_EXPORT void gpuar_cuda_close(struct gpuar_cuda *cu)
 {
 	if (!cu)
 		return;
@@ -261,24 +261,24 @@ void gpuar_cuda_close(struct gpuar_cuda *cu)
 	free(cu);
 }
 
-int gpuar_cuda_driver_version(const struct gpuar_cuda *cu)
+GPUAR_EXPORT int gpuar_cuda_driver_version(const struct gpuar_cuda *cu)
 {
 	return cu->drv.driver_version;
 }
 
-const char *gpuar_cuda_library(const struct gpuar_cuda *cu)
+GPUAR_EXPORT const char *gpuar_cuda_library(const struct gpuar_cuda *cu)
 {
 	return cu->drv.library;
 }
 
-const char *gpuar_cuda_resolver(const struct gpuar_cuda *cu)
+GPUAR_EXPORT const char *gpuar_cuda_resolver(const struct gpuar_cuda *cu)
 {
 	return cu->drv.resolver;
 }
 
-int gpuar_cuda_line_alloc(struct gpuar_cuda *cu, struct gpuar_port *port,
-			  struct gpuar_vendor_line **line,
-			  struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_line_alloc(struct gpuar_cuda *cu, struct gpuar_port *port,
+				       struct gpuar_vendor_line **line,
+				       struct gpuar_error *diag)
 {
 	if (!cu)
 		return -EINVAL;
@@ -296,8 +296,8 @@ static bool gcu_line_ours(const struct gpuar_vendor_line *line)
 			return -EINVAL;       \
 	} while (0)
 
-int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
-			 struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+				      struct gpuar_error *diag)
 {
 	if (!line)
 		return 0;
@@ -305,53 +305,53 @@ int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 	return gv_line_free(line, timeout_ns, diag);
 }
 
-int gpuar_cuda_record(struct gpuar_vendor_line *line, uint32_t slot,
-		      struct CUstream_st *stream, uint64_t *target,
-		      struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_record(struct gpuar_vendor_line *line, uint32_t slot,
+				   struct CUstream_st *stream, uint64_t *target,
+				   struct gpuar_error *diag)
 {
 	GCU_LINE_CHECK(line);
 	return gv_record(line, slot, stream, target, diag);
 }
 
-int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
-		     struct CUstream_st *stream, const struct gpuar_plan *plan,
-		     uint64_t point, uint64_t user_data, uint64_t *target,
-		     struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
+				  struct CUstream_st *stream, const struct gpuar_plan *plan,
+				  uint64_t point, uint64_t user_data, uint64_t *target,
+				  struct gpuar_error *diag)
 {
 	GCU_LINE_CHECK(line);
 	return gv_await(line, slot, stream, plan, point, user_data, target, diag);
 }
 
-int gpuar_cuda_reap(struct gpuar_cuda *cu, struct gpuar_port *port,
-		    struct gpuar_vendor_completion *out, uint32_t max,
-		    int64_t timeout_ns, struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_reap(struct gpuar_cuda *cu, struct gpuar_port *port,
+				 struct gpuar_vendor_completion *out, uint32_t max,
+				 int64_t timeout_ns, struct gpuar_error *diag)
 {
 	if (!cu)
 		return -EINVAL;
 	return gv_reap(&cu->gv, port, out, max, timeout_ns, diag);
 }
 
-int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
-				struct CUstream_st *stream, uint64_t target,
-				struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
+					     struct CUstream_st *stream, uint64_t target,
+					     struct gpuar_error *diag)
 {
 	GCU_LINE_CHECK(line);
 	return gv_stream_wait_word(line, slot, stream, target, diag);
 }
 
-int gpuar_cuda_source_init(struct gpuar_vendor_source *src,
-			   struct gpuar_vendor_line *line, uint32_t slot,
-			   struct CUstream_st *stream, struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_source_init(struct gpuar_vendor_source *src,
+					struct gpuar_vendor_line *line, uint32_t slot,
+					struct CUstream_st *stream, struct gpuar_error *diag)
 {
 	GCU_LINE_CHECK(line);
 	return gv_source_init(src, line, slot, stream, diag);
 }
 
-int gpuar_cuda_wait(struct gpuar_waiter *waiter,
-		    struct gpuar_vendor_source *src,
-		    const struct gpuar_plan *plan, uint64_t point,
-		    uint64_t user_data, struct gpuar_record *rec,
-		    struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_cuda_wait(struct gpuar_waiter *waiter,
+				 struct gpuar_vendor_source *src,
+				 const struct gpuar_plan *plan, uint64_t point,
+				 uint64_t user_data, struct gpuar_record *rec,
+				 struct gpuar_error *diag)
 {
 	if (!src || !gcu_line_ours(src->line))
 		return -EINVAL;

@@ -187,8 +187,8 @@ static const struct gv_ops ghip_ops = {
 	.status_sticky = ghip_sticky,
 };
 
-int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
-		   struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
+				struct gpuar_error *diag)
 {
 	struct gv_load_error why = { 0 };
 	struct gpuar_hip *h;
@@ -226,7 +226,7 @@ fail:
 	return err;
 }
 
-void gpuar_hip_close(struct gpuar_hip *h)
+GPUAR_EXPORT void gpuar_hip_close(struct gpuar_hip *h)
 {
 	if (!h)
 		return;
@@ -236,19 +236,19 @@ void gpuar_hip_close(struct gpuar_hip *h)
 	free(h);
 }
 
-const char *gpuar_hip_library(const struct gpuar_hip *h)
+GPUAR_EXPORT const char *gpuar_hip_library(const struct gpuar_hip *h)
 {
 	return h->rt.library;
 }
 
-int gpuar_hip_driver_version(const struct gpuar_hip *h)
+GPUAR_EXPORT int gpuar_hip_driver_version(const struct gpuar_hip *h)
 {
 	return h->rt.driver_version;
 }
 
-int gpuar_hip_line_alloc(struct gpuar_hip *h, struct gpuar_port *port,
-			 struct gpuar_vendor_line **line,
-			 struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_line_alloc(struct gpuar_hip *h, struct gpuar_port *port,
+				      struct gpuar_vendor_line **line,
+				      struct gpuar_error *diag)
 {
 	if (!h)
 		return -EINVAL;
@@ -266,8 +266,8 @@ static bool ghip_line_ours(const struct gpuar_vendor_line *line)
 			return -EINVAL;       \
 	} while (0)
 
-int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
-			struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
+				     struct gpuar_error *diag)
 {
 	if (!line)
 		return 0;
@@ -275,53 +275,53 @@ int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 	return gv_line_free(line, timeout_ns, diag);
 }
 
-int gpuar_hip_record(struct gpuar_vendor_line *line, uint32_t slot,
-		     struct ihipStream_t *stream, uint64_t *target,
-		     struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_record(struct gpuar_vendor_line *line, uint32_t slot,
+				  struct ihipStream_t *stream, uint64_t *target,
+				  struct gpuar_error *diag)
 {
 	GHIP_LINE_CHECK(line);
 	return gv_record(line, slot, stream, target, diag);
 }
 
-int gpuar_hip_await(struct gpuar_vendor_line *line, uint32_t slot,
-		    struct ihipStream_t *stream, const struct gpuar_plan *plan,
-		    uint64_t point, uint64_t user_data, uint64_t *target,
-		    struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_await(struct gpuar_vendor_line *line, uint32_t slot,
+				 struct ihipStream_t *stream, const struct gpuar_plan *plan,
+				 uint64_t point, uint64_t user_data, uint64_t *target,
+				 struct gpuar_error *diag)
 {
 	GHIP_LINE_CHECK(line);
 	return gv_await(line, slot, stream, plan, point, user_data, target, diag);
 }
 
-int gpuar_hip_reap(struct gpuar_hip *h, struct gpuar_port *port,
-		   struct gpuar_vendor_completion *out, uint32_t max,
-		   int64_t timeout_ns, struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_reap(struct gpuar_hip *h, struct gpuar_port *port,
+				struct gpuar_vendor_completion *out, uint32_t max,
+				int64_t timeout_ns, struct gpuar_error *diag)
 {
 	if (!h)
 		return -EINVAL;
 	return gv_reap(&h->gv, port, out, max, timeout_ns, diag);
 }
 
-int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
-			       struct ihipStream_t *stream, uint64_t target,
-			       struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
+					    struct ihipStream_t *stream, uint64_t target,
+					    struct gpuar_error *diag)
 {
 	GHIP_LINE_CHECK(line);
 	return gv_stream_wait_word(line, slot, stream, target, diag);
 }
 
-int gpuar_hip_source_init(struct gpuar_vendor_source *src,
-			  struct gpuar_vendor_line *line, uint32_t slot,
-			  struct ihipStream_t *stream, struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_source_init(struct gpuar_vendor_source *src,
+				       struct gpuar_vendor_line *line, uint32_t slot,
+				       struct ihipStream_t *stream, struct gpuar_error *diag)
 {
 	GHIP_LINE_CHECK(line);
 	return gv_source_init(src, line, slot, stream, diag);
 }
 
-int gpuar_hip_wait(struct gpuar_waiter *waiter,
-		   struct gpuar_vendor_source *src,
-		   const struct gpuar_plan *plan, uint64_t point,
-		   uint64_t user_data, struct gpuar_record *rec,
-		   struct gpuar_error *diag)
+GPUAR_EXPORT int gpuar_hip_wait(struct gpuar_waiter *waiter,
+				struct gpuar_vendor_source *src,
+				const struct gpuar_plan *plan, uint64_t point,
+				uint64_t user_data, struct gpuar_record *rec,
+				struct gpuar_error *diag)
 {
 	if (!src || !ghip_line_ours(src->line))
 		return -EINVAL;

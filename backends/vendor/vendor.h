@@ -16,6 +16,8 @@
 #include <gpuar/gpuar.h>
 #include <gpuar/vendor.h>
 
+#include "export.h"
+
 /* A vendor status meaning "no vendor call failed" in diagnostics. */
 #define GV_NO_VENDOR_STATUS 0xffffffffu
 /*

@@ -298,23 +298,23 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	return 0;
 }
 
-uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
+GPUAR_EXPORT uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
 {
 	return l->words;
 }
 
-uint64_t gpuar_vendor_line_device_address(const struct gpuar_vendor_line *l)
+GPUAR_EXPORT uint64_t gpuar_vendor_line_device_address(const struct gpuar_vendor_line *l)
 {
 	return l->devaddr;
 }
 
-struct gpuar_line *gpuar_vendor_line_gpuar(const struct gpuar_vendor_line *l)
+GPUAR_EXPORT struct gpuar_line *gpuar_vendor_line_gpuar(const struct gpuar_vendor_line *l)
 {
 	return l->line;
 }
 
-uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line *l,
-				    uint32_t slot)
+GPUAR_EXPORT uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line *l,
+						 uint32_t slot)
 {
 	struct gpuar_vendor_line *m = (struct gpuar_vendor_line *)l;
 	uint64_t v;
@@ -327,8 +327,8 @@ uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line *l,
 	return v;
 }
 
-int gpuar_vendor_line_set_sequence(struct gpuar_vendor_line *l, uint32_t slot,
-				   uint64_t value)
+GPUAR_EXPORT int gpuar_vendor_line_set_sequence(struct gpuar_vendor_line *l, uint32_t slot,
+						uint64_t value)
 {
 	int rc = 0;
 

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# check-lib-symbols: the shared library exports exactly the functions its
+# installed headers declare. A public function missing from the dynamic
+# symbol table (defined without GPUAR_EXPORT) breaks every program that
+# calls it through libgpuar.so; an internal one in it (the library is
+# built with -fvisibility=hidden) becomes ABI by accident.
+#
+# The public functions are what the compiler itself lists as declared in
+# the headers (gcc -aux-info), not a second hand-kept list.
+#
+# usage: check-symbols.sh LIBRARY.so HEADER...
+set -eu
+so=$1
+shift
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuar-symbols.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+for h in "$@"; do
+	readlink -f "$h"
+done >"$tmp/headers"
+sed 's/.*/#include "&"/' "$tmp/headers" >"$tmp/all.c"
+# The headers include each other as <gpuar/...> and <linux/gpuar.h>.
+# gcc, whatever built the library: clang has no -aux-info.
+gcc -std=c11 -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Ibackends/include \
+	-aux-info "$tmp/aux.txt" -fsyntax-only "$tmp/all.c"
+# Lines look like: /* include/gpuar/drm.h:36:NC */ extern int name (...);
+# with the header's path as the compiler found it: keep those whose file
+# is one of ours, and their function's name.
+sed -nE 's|^/\* ([^:]+):[0-9]+:[^*]*\*/ *(.*[ *])?([a-z_0-9]+) \(.*|\1 \3|p' \
+	"$tmp/aux.txt" >"$tmp/decls"
+while read -r path name; do
+	grep -qxF "$(readlink -f "$path")" "$tmp/headers" && echo "$name"
+done <"$tmp/decls" | sort -u >"$tmp/public"
+# Defined dynamic symbols, without the toolchain's own (leading _).
+nm -D --defined-only "$so" | awk '{ print $3 }' | grep -v '^_' |
+	sort -u >"$tmp/exported"
+
+n=$(wc -l <"$tmp/public")
+[ "$n" -gt 0 ] || { echo "not ok - check-lib-symbols: no functions found in $*"; exit 1; }
+missing=$(comm -23 "$tmp/public" "$tmp/exported")
+extra=$(comm -13 "$tmp/public" "$tmp/exported")
+if [ -n "$missing$extra" ]; then
+	[ -z "$missing" ] || echo "# declared in the headers but not exported (GPUAR_EXPORT?):" $missing
+	[ -z "$extra" ] || echo "# exported but not declared in an installed header:" $extra
+	echo "not ok - check-lib-symbols: $(basename "$so") does not export exactly its $n public functions"
+	exit 1
+fi
+echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare"
