@@ -94,7 +94,11 @@ int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
  * word reaches it, the work's results are visible to the host's acquire
  * read). Stores the number in *@target. Errors: refused streams (above),
  * -EINVAL (slot), -EBUSY (slot owned by another stream with stores still
- * pending), CUDA errors.
+ * pending), CUDA errors. Streams are told apart by handle: a stream
+ * destroyed with stores still pending and a new one the driver creates at
+ * the same address look alike, and that new stream's store could land
+ * before the old ones. Keep a stream alive until its stores into a slot
+ * have landed (an await needs it until it is reaped anyway).
  */
 int gpuar_cuda_record(struct gpuar_vendor_line *line, uint32_t slot,
 		      struct CUstream_st *stream, uint64_t *target,
