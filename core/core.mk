@@ -2,7 +2,7 @@
 # The shared core. CORE_SRCS compile into the module and the library;
 # CORE_USER_SRCS (text parsers, code formatting) into the library only.
 # kmod/core.c includes each CORE_SRCS file; kmod/kmod.mk stages them.
-CORE_SRCS := core/plan.c core/estimator.c core/outcome.c
+CORE_SRCS := core/plan.c core/estimator.c core/outcome.c core/word_state.c
 CORE_USER_SRCS := core/plan_text.c core/codes.c core/textbuf.c
 
 # check-core-freestanding (core/check-freestanding.sh): every core file

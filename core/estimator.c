@@ -167,6 +167,15 @@ static bool is_pow2(u32 n)
 	return n && !(n & (n - 1));
 }
 
+u32 gpuar_est_table_cap(u32 limit)
+{
+	u32 cap = 1;
+
+	while (cap / 2 < limit && cap < (1U << 30))
+		cap <<= 1;
+	return cap;
+}
+
 void gpuar_est_table_init(struct gpuar_est_table *tab,
 			  struct gpuar_est_entry *slots, u32 cap, u32 limit)
 {

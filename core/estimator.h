@@ -110,6 +110,13 @@ struct gpuar_est_table {
 	u32 used;
 };
 
+/*
+ * The slot count for a table that holds at most @limit points: the power
+ * of two at least twice @limit (open addressing stays at most half full,
+ * so a probe ends quickly), at most 2^30.
+ */
+u32 gpuar_est_table_cap(u32 limit);
+
 void gpuar_est_table_init(struct gpuar_est_table *tab,
 			  struct gpuar_est_entry *slots, u32 cap, u32 limit);
 struct gpuar_est_entry *gpuar_est_table_find(const struct gpuar_est_table *tab,

@@ -27,7 +27,12 @@ static inline bool gpuar_reached(u64 word, u64 target)
 
 /*
  * Load a slot with acquire semantics: once the value reaches a target, the
- * device's writes before its store are visible to the caller.
+ * device's writes before its store are visible to the caller. This is the
+ * one load of a completion word, in the module, the library, the backends
+ * and the tools alike. The compiler's acquire load of an aligned u64 is a
+ * single untorn access, the same instruction the kernel's
+ * smp_load_acquire() emits on the 64-bit architectures the module builds
+ * for (a plain load on x86-64, LDAR on arm64), and needs no header.
  */
 static inline u64 gpuar_load_acquire(const u64 *word)
 {

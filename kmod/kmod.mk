@@ -25,7 +25,7 @@ KMOD_SOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
 	$(filter-out kmod/conftest.h,$(wildcard kmod/*.h))
 KMOD_TREE_FILES := $(KMOD_SOURCES) kmod/Kbuild kmod/Makefile \
 	kmod/conftest.sh kmod/compat_fence.kbuild $(wildcard kmod/conftest/*) \
-	core/plan.c core/estimator.c core/outcome.c $(wildcard core/*.h) \
+	$(CORE_SRCS) $(wildcard core/*.h) \
 	include/uapi/linux/gpuar.h
 KMOD_LINT_FILES := $(KMOD_SOURCES) $(wildcard kmod/conftest/*.c)
 DKMS_SRC := $(DESTDIR)/usr/src/gpuar-$(VERSION)
