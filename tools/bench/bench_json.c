@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The gpuar-bench/1 JSON: the issue's schema, plus per result the engine,
- * plan, repetitions, spread and each repetition's figures, per run the
- * clocksource, the oracle sweep and the targets.
+ * The gpuar-bench/1 JSON: per result the strategy's latency, CPU and
+ * throughput figures, plus the engine, plan, repetitions, spread and each
+ * repetition's figures; per run the clocksource, the oracle sweep and the
+ * targets.
  */
 #include <errno.h>
 #include <math.h>

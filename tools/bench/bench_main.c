@@ -67,8 +67,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (run.cfg.reps < 5)
-		fprintf(stderr, "gpuar-bench: note: %u repetitions; the issue's figures "
-			"need at least 5\n", run.cfg.reps);
+		fprintf(stderr, "gpuar-bench: note: %u repetitions; the medians and "
+			"spreads reported assume at least 5\n", run.cfg.reps);
 	if (pin_waiter(&run))
 		return 1;
 	r = bench_run_all(&run, isatty(STDERR_FILENO));

@@ -7,7 +7,10 @@
 
 #include "bench_result.h"
 
-/* One target of issue 6, as measured: a ratio to a floor of the same run. */
+/*
+ * One of the project's performance targets, as measured: a bound relative
+ * to a floor of the same run.
+ */
 struct bench_target {
 	const char *name;	/* "kport-read p50 <= 2x spin p50 + 2 us" */
 	const char *state;	/* "met", "missed", "unmeasured" */
@@ -18,7 +21,7 @@ struct bench_target {
 };
 
 #define BENCH_TARGETS_MAX 12
-/* Evaluate the issue's targets on @run; returns how many. */
+/* Evaluate the performance targets on @run; returns how many. */
 unsigned int bench_targets(const struct bench_run *run, struct bench_target *t,
 			   unsigned int max);
 
