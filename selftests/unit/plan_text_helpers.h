@@ -8,11 +8,12 @@
 #include "plan.h"
 #include "plan_text.h"
 #include "unit.h"
+/* The plans and bands docs/design.md uses as its examples. */
 
-#define BRIEF_FLAG "flag:park_us=100,backstop_us=1000"
-#define BRIEF_PREDICT                                                          \
+#define EXAMPLE_FLAG "flag:park_us=100,backstop_us=1000"
+#define EXAMPLE_PREDICT \
 	"+predict:margin_us=150,min_sleep_us=20,max_sleep_us=50000,window=8"
-#define BRIEF_FLAG_PREDICT BRIEF_FLAG BRIEF_PREDICT
+#define EXAMPLE_FLAG_PREDICT EXAMPLE_FLAG EXAMPLE_PREDICT
 
 static inline struct gpuar_plan parse_ok(const char *text)
 {

@@ -4,10 +4,10 @@
 
 #include "plan_text_helpers.h"
 
-#define BRIEF_BANDS "block;rows>=32:" BRIEF_FLAG_PREDICT
+#define EXAMPLE_BANDS "block;rows>=32:" EXAMPLE_FLAG_PREDICT
 #define PREDICT_4   "+predict:margin_us=1,min_sleep_us=2,max_sleep_us=3,window=4"
 #define FOUR_BANDS                                                             \
-	"poll;rows>=1:block;rows>=100:" BRIEF_FLAG                             \
+	"poll;rows>=1:block;rows>=100:" EXAMPLE_FLAG                             \
 	";rows>=18446744073709551615:poll" PREDICT_4
 
 static struct gpuar_bands bands_ok(const char *text)
@@ -60,9 +60,9 @@ START_TEST(single_plan_is_one_band_from_zero_rows)
 }
 END_TEST
 
-START_TEST(parses_the_brief_example)
+START_TEST(parses_the_documented_example)
 {
-	struct gpuar_bands bands = bands_ok(BRIEF_BANDS);
+	struct gpuar_bands bands = bands_ok(EXAMPLE_BANDS);
 
 	ck_assert_uint_eq(bands.count, 2);
 	ck_assert_uint_eq(bands.from_rows[1], 32);
@@ -73,9 +73,9 @@ START_TEST(parses_the_brief_example)
 }
 END_TEST
 
-START_TEST(brief_example_selects_block_below_32_rows_and_flag_from_32)
+START_TEST(documented_example_selects_block_below_32_rows_and_flag_from_32)
 {
-	struct gpuar_bands bands = bands_ok(BRIEF_BANDS);
+	struct gpuar_bands bands = bands_ok(EXAMPLE_BANDS);
 	u64 rows;
 
 	for (rows = 0; rows <= 31; rows++)
@@ -118,7 +118,7 @@ END_TEST
 START_TEST(label_round_trips_bands)
 {
 	assert_bands_round_trip("block");
-	assert_bands_round_trip(BRIEF_BANDS);
+	assert_bands_round_trip(EXAMPLE_BANDS);
 	assert_bands_round_trip(FOUR_BANDS);
 	assert_bands_round_trip("poll;rows>=1:poll");
 }
@@ -126,8 +126,8 @@ END_TEST
 
 START_TEST(bands_label_truncates_like_snprintf)
 {
-	struct gpuar_bands bands = bands_ok(BRIEF_BANDS);
-	size_t full = strlen(BRIEF_BANDS);
+	struct gpuar_bands bands = bands_ok(EXAMPLE_BANDS);
+	size_t full = strlen(EXAMPLE_BANDS);
 	char buf[GPUAR_BANDS_LABEL_MAX];
 	size_t size;
 
@@ -136,7 +136,7 @@ START_TEST(bands_label_truncates_like_snprintf)
 		memset(buf, 'x', sizeof(buf));
 		ck_assert_uint_eq(gpuar_bands_label(&bands, buf, size), full);
 		ck_assert_uint_eq(strlen(buf), size - 1);
-		ck_assert(strncmp(buf, BRIEF_BANDS, size - 1) == 0);
+		ck_assert(strncmp(buf, EXAMPLE_BANDS, size - 1) == 0);
 		ck_assert_int_eq(buf[size], 'x');
 	}
 }
@@ -214,9 +214,9 @@ static Suite *bands_suite(void)
 	TCase *bad = tcase_create("refused");
 
 	tcase_add_test(ok, single_plan_is_one_band_from_zero_rows);
-	tcase_add_test(ok, parses_the_brief_example);
+	tcase_add_test(ok, parses_the_documented_example);
 	tcase_add_test(
-		ok, brief_example_selects_block_below_32_rows_and_flag_from_32);
+		ok, documented_example_selects_block_below_32_rows_and_flag_from_32);
 	tcase_add_test(ok, selects_at_and_around_every_edge_of_four_bands);
 	tcase_add_test(ok, select_without_bands_finds_nothing);
 	tcase_add_test(ok, label_round_trips_bands);

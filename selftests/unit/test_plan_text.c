@@ -34,7 +34,7 @@ END_TEST
 
 START_TEST(parses_flag_with_values_in_ns)
 {
-	struct gpuar_plan plan = parse_ok(BRIEF_FLAG);
+	struct gpuar_plan plan = parse_ok(EXAMPLE_FLAG);
 
 	ck_assert_uint_eq(plan.park, GPUAR_PARK_FLAG);
 	ck_assert_uint_eq(plan.flags, 0);
@@ -46,7 +46,7 @@ END_TEST
 
 START_TEST(parses_flag_with_prediction)
 {
-	struct gpuar_plan plan = parse_ok(BRIEF_FLAG_PREDICT);
+	struct gpuar_plan plan = parse_ok(EXAMPLE_FLAG_PREDICT);
 
 	ck_assert_uint_eq(plan.park, GPUAR_PARK_FLAG);
 	ck_assert_uint_eq(plan.flags, GPUAR_PLAN_PREDICT);
@@ -62,7 +62,7 @@ END_TEST
 
 START_TEST(parses_poll_with_prediction)
 {
-	struct gpuar_plan plan = parse_ok("poll" BRIEF_PREDICT);
+	struct gpuar_plan plan = parse_ok("poll" EXAMPLE_PREDICT);
 
 	ck_assert_uint_eq(plan.park, GPUAR_PARK_POLL);
 	ck_assert_uint_eq(plan.flags, GPUAR_PLAN_PREDICT);
@@ -151,7 +151,7 @@ END_TEST
 
 START_TEST(refuses_block_with_prediction)
 {
-	assert_plan_refused("block" BRIEF_PREDICT, 5,
+	assert_plan_refused("block" EXAMPLE_PREDICT, 5,
 			    "block takes no prediction");
 	assert_plan_refused("block+", 5, "block takes no prediction");
 }
@@ -168,7 +168,7 @@ END_TEST
 START_TEST(refuses_flag_without_parameters)
 {
 	assert_plan_refused("flag", 4, "expected ':'");
-	assert_plan_refused("flag" BRIEF_PREDICT, 4, "expected ':'");
+	assert_plan_refused("flag" EXAMPLE_PREDICT, 4, "expected ':'");
 	assert_plan_refused("flag:", 5, "expected 'park_us='");
 }
 END_TEST
@@ -204,8 +204,8 @@ START_TEST(refuses_repeated_key)
 {
 	assert_plan_refused("flag:park_us=100,park_us=100,backstop_us=1000", 17,
 			    "expected 'backstop_us='");
-	assert_plan_refused(BRIEF_FLAG_PREDICT ",window=8",
-			    sizeof(BRIEF_FLAG_PREDICT) - 1, "trailing text");
+	assert_plan_refused(EXAMPLE_FLAG_PREDICT ",window=8",
+			    sizeof(EXAMPLE_FLAG_PREDICT) - 1, "trailing text");
 }
 END_TEST
 
@@ -235,12 +235,12 @@ START_TEST(refuses_trailing_text)
 {
 	assert_plan_refused("block x", 5, "trailing text");
 	assert_plan_refused("poll;", 4, "trailing text");
-	assert_plan_refused(BRIEF_FLAG " ", sizeof(BRIEF_FLAG) - 1,
+	assert_plan_refused(EXAMPLE_FLAG " ", sizeof(EXAMPLE_FLAG) - 1,
 			    "trailing text");
-	assert_plan_refused(BRIEF_FLAG ",margin_us=1", sizeof(BRIEF_FLAG) - 1,
+	assert_plan_refused(EXAMPLE_FLAG ",margin_us=1", sizeof(EXAMPLE_FLAG) - 1,
 			    "trailing text");
-	assert_plan_refused(BRIEF_FLAG_PREDICT "x",
-			    sizeof(BRIEF_FLAG_PREDICT) - 1, "trailing text");
+	assert_plan_refused(EXAMPLE_FLAG_PREDICT "x",
+			    sizeof(EXAMPLE_FLAG_PREDICT) - 1, "trailing text");
 	assert_plan_refused("flag:park_us=100.5,backstop_us=1000", 16,
 			    "expected ','");
 }
@@ -339,12 +339,12 @@ END_TEST
 
 /* ------------------------------------------------------------ labels */
 
-START_TEST(label_round_trips_the_brief_plans)
+START_TEST(label_round_trips_the_documented_plans)
 {
 	assert_plan_round_trips("block");
 	assert_plan_round_trips("poll");
-	assert_plan_round_trips(BRIEF_FLAG);
-	assert_plan_round_trips(BRIEF_FLAG_PREDICT);
+	assert_plan_round_trips(EXAMPLE_FLAG);
+	assert_plan_round_trips(EXAMPLE_FLAG_PREDICT);
 }
 END_TEST
 
@@ -363,8 +363,8 @@ END_TEST
 
 START_TEST(label_truncates_like_snprintf)
 {
-	struct gpuar_plan plan = parse_ok(BRIEF_FLAG_PREDICT);
-	size_t full = strlen(BRIEF_FLAG_PREDICT);
+	struct gpuar_plan plan = parse_ok(EXAMPLE_FLAG_PREDICT);
+	size_t full = strlen(EXAMPLE_FLAG_PREDICT);
 	char buf[GPUAR_PLAN_LABEL_MAX];
 	size_t size;
 
@@ -377,7 +377,7 @@ START_TEST(label_truncates_like_snprintf)
 		memset(buf, 'x', sizeof(buf));
 		ck_assert_uint_eq(gpuar_plan_label(&plan, buf, size), full);
 		ck_assert_uint_eq(strlen(buf), size - 1);
-		ck_assert(strncmp(buf, BRIEF_FLAG_PREDICT, size - 1) == 0);
+		ck_assert(strncmp(buf, EXAMPLE_FLAG_PREDICT, size - 1) == 0);
 		ck_assert_int_eq(buf[size], 'x'); /* nothing past size */
 	}
 }
@@ -469,7 +469,7 @@ static Suite *plan_text_suite(void)
 	tcase_add_test(bad, refuses_bands_text_as_a_plan);
 	suite_add_tcase(s, bad);
 
-	tcase_add_test(label, label_round_trips_the_brief_plans);
+	tcase_add_test(label, label_round_trips_the_documented_plans);
 	tcase_add_test(label, label_round_trips_extreme_values);
 	tcase_add_test(label, label_truncates_like_snprintf);
 	tcase_add_test(label, largest_label_fits_label_max);
