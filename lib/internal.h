@@ -49,6 +49,12 @@ int gpuar_diag_sys(struct gpuar_error *diag, const char *what, int err);
 int gpuar_slack_tighten(void);
 void gpuar_slack_restore(int old);
 
+/*
+ * Wait for @fd to turn readable until @deadline_ns (UINT64_MAX: forever),
+ * without timer slack. 1 readable, 0 deadline passed, negative errno.
+ */
+int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
+
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);
 

@@ -3,11 +3,9 @@
 #include "port.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
@@ -24,30 +22,6 @@ GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 		return "auto";
 	}
 	return "?";
-}
-
-int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct timespec ts, *tsp = NULL;
-	u64 now;
-	int n, old, err;
-
-	if (deadline_ns != GPUAR_U64_MAX) {
-		now = gpuar_now_ns();
-		if (now >= deadline_ns)
-			deadline_ns = now;
-		ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
-		tsp = &ts;
-	}
-	old = gpuar_slack_tighten();
-	n = ppoll(&pfd, 1, tsp, NULL);
-	err = errno;
-	gpuar_slack_restore(old);
-	if (n < 0)
-		return -err;
-	return n > 0;
 }
 
 static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,

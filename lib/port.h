@@ -51,10 +51,4 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 int gpuar_port_user_open(struct gpuar_port *port,
 			 const struct gpuar_port_options *opts);
 
-/*
- * Wait for @fd to turn readable until @deadline_ns (UINT64_MAX: forever).
- * 1 readable, 0 deadline passed, negative errno.
- */
-int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
-
 #endif /* GPUAR_LIB_PORT_H */
