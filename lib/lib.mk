@@ -4,7 +4,7 @@
 LIB_SRCS := lib/error.c lib/plan_api.c lib/wstep.c lib/port.c lib/fdwait.c \
 	lib/port_kernel.c lib/port_user.c lib/clock.c lib/vclock.c \
 	lib/hwwait.c lib/hwwait_arm64.c lib/source.c lib/wait.c lib/caps.c \
-	lib/exec.c lib/uring.c lib/uring_host.c backends/soft/soft.c backends/drm/sync_file.c \
+	lib/exec.c lib/exec_uring.c lib/uring_host.c backends/soft/soft.c backends/drm/sync_file.c \
 	backends/drm/syncobj.c
 # The CUDA and HIP backends (backends/backends.mk, included before us).
 LIB_SRCS += $(BACKEND_SRCS)
