@@ -18,13 +18,13 @@
 #include <gpuar/gpuar.h>
 
 /*
- * Load a word with acquire semantics. Words are the caller's uint64_t
- * (the core's u64 is __u64, another type of the same size), so they are
- * always accessed through this type.
+ * Load a completion word with core/line.h's acquire load. The public
+ * API's words are uint64_t, the core's u64 is __u64: the same size and
+ * representation (unsigned long and unsigned long long on LP64).
  */
 static inline u64 gpuar_word_load(const uint64_t *word)
 {
-	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	return gpuar_load_acquire((const u64 *)word);
 }
 
 #include "export.h"
