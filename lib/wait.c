@@ -162,9 +162,13 @@ static void count(struct gpuar_waiter *w, uint64_t *ctr)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Park a flag wait until its next check, with backstop status queries. */
+/*
+ * Park a flag wait until its next check, with a status query every
+ * @backstop_ns (the plan's, or the default backstop for backstop_us=0, as
+ * a port's).
+ */
 static int park(struct gpuar_waiter *w, const struct gpuar_src *src,
-		struct gpuar_word_state *ws, u64 *next_status)
+		struct gpuar_word_state *ws, u64 backstop_ns, u64 *next_status)
 {
 	const struct gpuar_clock *c = w->clock;
 	u64 now = now_of(c), until = ws->next_ns;
@@ -175,7 +179,7 @@ static int park(struct gpuar_waiter *w, const struct gpuar_src *src,
 		ret = src->ops->status(src->ctx);
 		if (ret < 0)
 			return ret;
-		*next_status = now + ws->plan.backstop_ns;
+		*next_status = now + backstop_ns;
 	}
 	if (src->ops->status && *next_status < until)
 		until = *next_status;
@@ -202,7 +206,9 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	struct gpuar_word_cfg cfg = {
 		.poll_interval_ns = w ? w->poll_interval_ns : 0,
 		.floor_ns = DRIVER_CHECK_FLOOR_NS,
+		.backstop_ns = GPUAR_DEFAULT_BACKSTOP_US * GPUAR_NSEC_PER_USEC,
 	};
+	u64 backstop;
 	bool done;
 	int r;
 
@@ -268,9 +274,10 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			count(w, &w->st.sleeps);
 			c->ops->sleep_until(c->ctx, ws.next_ns);
 		} else if (plan->park == GPUAR_PARK_FLAG) {
+			backstop = gpuar_word_backstop_ns(plan, &cfg);
 			if (!next_status)
-				next_status = ws.park_from_ns + plan->backstop_ns;
-			r = park(w, src, &ws, &next_status);
+				next_status = ws.park_from_ns + backstop;
+			r = park(w, src, &ws, backstop, &next_status);
 			if (r < 0)
 				return source_error(w, rec, r, "status query", diag);
 		} else {

@@ -216,6 +216,25 @@ START_TEST(flag_arms_once_and_queries_status_every_backstop)
 }
 END_TEST
 
+/* backstop_us=0 is the default backstop (1 s), as on a port: not every park. */
+START_TEST(flag_backstop_zero_queries_status_at_the_default)
+{
+	struct gpuar_plan plan = plan_of("flag:park_us=100,backstop_us=0");
+	struct probe_src p;
+	struct gpuar_record rec;
+	struct vfix f;
+
+	vfix_init(&f, 0);
+	probe_init(&p, &f.word, 1);
+	gpuar_vclock_store_at(f.vc, 2500 * MS, &f.word, 1);
+	ck_assert_int_eq(gpuar_wait(f.w, &p.src, &plan, 2, 0, &rec, NULL), 0);
+	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
+	ck_assert_uint_eq(rec.complete_ns, 2500 * MS);
+	ck_assert_int_eq(p.statuses, 2);	/* at 1 and 2 s */
+	vfix_fini(&f);
+}
+END_TEST
+
 START_TEST(status_error_ends_the_wait)
 {
 	struct gpuar_plan plan = plan_of(FLAG);
@@ -403,6 +422,7 @@ int main(void)
 	tcase_add_test(v, poll_checks_at_its_interval);
 	tcase_add_test(v, predicted_sleep_then_exact_or_late);
 	tcase_add_test(v, flag_arms_once_and_queries_status_every_backstop);
+	tcase_add_test(v, flag_backstop_zero_queries_status_at_the_default);
 	tcase_add_test(v, status_error_ends_the_wait);
 	tcase_add_test(v, check_error_ends_the_wait);
 	tcase_add_test(v, bad_plans_and_arguments_are_refused);
