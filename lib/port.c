@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Opening a port on an engine, lines, and dispatch to the engine. */
 #include "port.h"
+#include "defaults.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -89,15 +90,17 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
 	if (!o.max_waits)
-		o.max_waits = 4096;
+		o.max_waits = GPUAR_DEFAULT_MAX_WAITS;
 	if (!o.max_lines)
-		o.max_lines = 64;
+		o.max_lines = GPUAR_DEFAULT_MAX_LINES;
 	if (!o.max_points)
-		o.max_points = 64;
+		o.max_points = GPUAR_DEFAULT_MAX_POINTS;
 	if (!o.poll_interval_ns)
-		o.poll_interval_ns = 50000;
+		o.poll_interval_ns = GPUAR_DEFAULT_POLL_INTERVAL_US *
+				     GPUAR_NSEC_PER_USEC;
 	if (!o.poll_backstop_ns)
-		o.poll_backstop_ns = 1000000000ULL;
+		o.poll_backstop_ns = GPUAR_DEFAULT_BACKSTOP_US *
+				     GPUAR_NSEC_PER_USEC;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return gpuar_diag_sys(diag, "calloc", ENOMEM);

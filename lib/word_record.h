@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The record of a word wait that ended (core/word_state.h), as both the
- * user engine and the wait driver hand it out. */
+/*
+ * The record of a word wait that ended (core/word_state.h), as both the
+ * user engine and the wait driver hand it out.
+ */
 #ifndef GPUAR_LIB_WORD_RECORD_H
 #define GPUAR_LIB_WORD_RECORD_H
 
