@@ -112,19 +112,25 @@ static bool new_point(struct uport *u, const struct gpuar_word_wait *waits,
 	return true;
 }
 
-/* The module's rules and errors (see <linux/gpuar.h>). */
+/*
+ * One entry, with the module's rules, errors and precedence (see
+ * <linux/gpuar.h>): the entry's own fields first (all -EINVAL), then its
+ * line (-ENOENT), so an entry with both faults is -EINVAL on either
+ * engine.
+ */
 static int validate_word(const struct uport *u,
 			 const struct gpuar_word_wait *w, u64 now)
 {
-	if (w->flags || w->pad || w->slot >= GPUAR_LINE_SLOTS ||
-	    w->start_ns > now)
+	if (w->flags || w->pad || w->slot >= GPUAR_LINE_SLOTS)
 		return -EINVAL;
-	if (!uport_line_find(u, w->line))
-		return -ENOENT;
-	if (gpuar_plan_check(&w->plan) != GPUAR_PLAN_OK ||
-	    w->plan.park == GPUAR_PARK_BLOCK)
+	if (gpuar_plan_check(&w->plan) != GPUAR_PLAN_OK)
 		return -EINVAL;
-	return 0;
+	/* block is the vendor's blocking wait: the wait driver's, no port's. */
+	if (w->plan.park == GPUAR_PARK_BLOCK)
+		return -EINVAL;
+	if (w->start_ns > now)
+		return -EINVAL;
+	return uport_line_find(u, w->line) ? 0 : -ENOENT;
 }
 
 /* Commit one validated entry: its first check, then its state. */
