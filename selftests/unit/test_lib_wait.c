@@ -108,7 +108,10 @@ START_TEST(poll_checks_at_its_interval)
 }
 END_TEST
 
-/* The brief's vectors: residuals 1.0/0.9/1.1 ms -> sleep 750 us. */
+/*
+ * Residuals 1.0/0.9/1.1 ms predict their smallest, 0.9 ms; less the
+ * 150 us margin, the next wait sleeps 750 us.
+ */
 START_TEST(predicted_sleep_then_exact_or_late)
 {
 	struct gpuar_waiter_stats st;
