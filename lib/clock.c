@@ -3,33 +3,12 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <sys/prctl.h>
 #include <time.h>
 
 static uint64_t mono_now(void *ctx)
 {
 	(void)ctx;
 	return gpuar_now_ns();
-}
-
-/*
- * Sleep to an absolute time with the thread's timer slack at 1 ns (0 would
- * mean "the default" to prctl), restored afterwards: the default 50 us
- * slack would make every deadline sleep late by up to that much.
- */
-int gpuar_slack_tighten(void)
-{
-	int old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-
-	if (old > 1)
-		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	return old;
-}
-
-void gpuar_slack_restore(int old)
-{
-	if (old > 1)
-		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 }
 
 static void mono_sleep_until(void *ctx, uint64_t until_ns)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The executor's state, shared by exec.c and its io_uring idle (uring.c). */
+/* The executor's state, shared by exec.c and its io_uring idle (exec_uring.c). */
 #ifndef GPUAR_LIB_EXEC_INTERNAL_H
 #define GPUAR_LIB_EXEC_INTERNAL_H
 

@@ -18,13 +18,13 @@
 #include <gpuar/gpuar.h>
 
 /*
- * Load a word with acquire semantics. Words are the caller's uint64_t
- * (the core's u64 is __u64, another type of the same size), so they are
- * always accessed through this type.
+ * Load a completion word with core/line.h's acquire load. The public
+ * API's words are uint64_t, the core's u64 is __u64: the same size and
+ * representation (unsigned long and unsigned long long on LP64).
  */
 static inline u64 gpuar_word_load(const uint64_t *word)
 {
-	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	return gpuar_load_acquire((const u64 *)word);
 }
 
 #include "export.h"
@@ -48,6 +48,12 @@ int gpuar_diag_sys(struct gpuar_error *diag, const char *what, int err);
  */
 int gpuar_slack_tighten(void);
 void gpuar_slack_restore(int old);
+
+/*
+ * Wait for @fd to turn readable until @deadline_ns (UINT64_MAX: forever),
+ * without timer slack. 1 readable, 0 deadline passed, negative errno.
+ */
+int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
 
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 # libgpuar: shared (soname libgpuar.so.$(SOVERSION)) and static, both
 # carrying the shared core, the soft and DRM backends.
-LIB_SRCS := lib/error.c lib/plan_api.c lib/wstep.c lib/port.c \
-	lib/port_kernel.c lib/port_user.c lib/clock.c lib/vclock.c \
-	lib/hwwait.c lib/hwwait_arm64.c lib/source.c lib/wait.c lib/caps.c \
-	lib/exec.c lib/uring.c lib/uring_host.c backends/soft/soft.c backends/drm/sync_file.c \
-	backends/drm/syncobj.c
+LIB_SRCS := lib/error.c lib/plan_api.c lib/port.c lib/fdwait.c \
+	lib/port_kernel.c lib/engine_user.c lib/user_lines.c lib/user_fence.c \
+	lib/user_queue.c lib/user_timer.c lib/user_reap.c lib/user_watcher.c \
+	lib/clock.c lib/vclock.c lib/hwwait.c lib/hwwait_arm64.c lib/source.c \
+	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c lib/uring_host.c \
+	backends/soft/soft.c backends/drm/sync_file.c backends/drm/syncobj.c
 # The CUDA and HIP backends (backends/backends.mk, included before us).
 LIB_SRCS += $(BACKEND_SRCS)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS) $(CORE_USER_SRCS) $(LIB_SRCS))

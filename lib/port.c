@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Opening a port on an engine, lines, and dispatch to the engine. */
 #include "port.h"
+#include "defaults.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
@@ -24,30 +23,6 @@ GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 		return "auto";
 	}
 	return "?";
-}
-
-int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct timespec ts, *tsp = NULL;
-	u64 now;
-	int n, old, err;
-
-	if (deadline_ns != GPUAR_U64_MAX) {
-		now = gpuar_now_ns();
-		if (now >= deadline_ns)
-			deadline_ns = now;
-		ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
-		tsp = &ts;
-	}
-	old = gpuar_slack_tighten();
-	n = ppoll(&pfd, 1, tsp, NULL);
-	err = errno;
-	gpuar_slack_restore(old);
-	if (n < 0)
-		return -err;
-	return n > 0;
 }
 
 static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
@@ -115,15 +90,17 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
 	if (!o.max_waits)
-		o.max_waits = 4096;
+		o.max_waits = GPUAR_DEFAULT_MAX_WAITS;
 	if (!o.max_lines)
-		o.max_lines = 64;
+		o.max_lines = GPUAR_DEFAULT_MAX_LINES;
 	if (!o.max_points)
-		o.max_points = 64;
+		o.max_points = GPUAR_DEFAULT_MAX_POINTS;
 	if (!o.poll_interval_ns)
-		o.poll_interval_ns = 50000;
+		o.poll_interval_ns = GPUAR_DEFAULT_POLL_INTERVAL_US *
+				     GPUAR_NSEC_PER_USEC;
 	if (!o.poll_backstop_ns)
-		o.poll_backstop_ns = 1000000000ULL;
+		o.poll_backstop_ns = GPUAR_DEFAULT_BACKSTOP_US *
+				     GPUAR_NSEC_PER_USEC;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return gpuar_diag_sys(diag, "calloc", ENOMEM);

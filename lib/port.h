@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A port and its two engines (kernel: port_kernel.c, user: port_user.c). */
+/* A port and its two engines (kernel: port_kernel.c, user: engine_user.c). */
 #ifndef GPUAR_LIB_PORT_H
 #define GPUAR_LIB_PORT_H
 
@@ -11,7 +11,6 @@ struct gpuar_line {
 	uint64_t *words;	/* page-aligned anonymous page */
 	struct gpuar_port *port;
 	u32 id;
-	u32 pending;		/* user engine: waits referencing the line */
 };
 
 struct gpuar_engine_ops {
@@ -50,11 +49,5 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 			   const struct gpuar_port_options *opts);
 int gpuar_port_user_open(struct gpuar_port *port,
 			 const struct gpuar_port_options *opts);
-
-/*
- * Wait for @fd to turn readable until @deadline_ns (UINT64_MAX: forever).
- * 1 readable, 0 deadline passed, negative errno.
- */
-int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
 
 #endif /* GPUAR_LIB_PORT_H */

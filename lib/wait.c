@@ -2,9 +2,12 @@
 /*
  * The wait driver: one wait on one source under one plan, in the calling
  * thread (see <gpuar/wait.h>). Outcomes and learning come from the same
- * state machine as the user engine's port (wstep.c).
+ * state machine as both engines' ports (core/word_state.c).
  */
-#include "wstep.h"
+#include "internal.h"
+#include "word_state.h"
+#include "word_record.h"
+#include "defaults.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,8 +15,19 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A park of 0 ns would never let a virtual clock move. */
+/*
+ * No check interval below 1 us: a park of 0 ns would never let a virtual
+ * clock move. A driver's wait checks only for its own caller, so it may
+ * check more often than a port (GPUAR_DEFAULT_CHECK_FLOOR_US).
+ */
 #define DRIVER_CHECK_FLOOR_NS 1000ULL
+
+/*
+ * A waiter's point table is the caller's memory alone, sized at creation:
+ * larger by default than a port's, and bounded only against overflow.
+ */
+#define WAITER_DEFAULT_MAX_POINTS 1024
+#define WAITER_MAX_POINTS (1U << 24)
 
 struct gpuar_waiter {
 	const struct gpuar_clock *clock;
@@ -29,7 +43,7 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 {
 	struct gpuar_waiter_options o = { 0 };
 	struct gpuar_waiter *w;
-	u32 cap = 1;
+	u32 cap;
 
 	if (!out)
 		return -EINVAL;
@@ -37,11 +51,10 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 	if (opts)
 		o = *opts;
 	if (!o.max_points)
-		o.max_points = 1024;
-	if (o.max_points > (1U << 24))
+		o.max_points = WAITER_DEFAULT_MAX_POINTS;
+	if (o.max_points > WAITER_MAX_POINTS)
 		return -EINVAL;
-	while (cap < o.max_points * 2)
-		cap <<= 1;
+	cap = gpuar_est_table_cap(o.max_points);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -51,7 +64,8 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 		return -ENOMEM;
 	}
 	w->clock = o.clock ? o.clock : gpuar_clock_monotonic();
-	w->poll_interval_ns = o.poll_interval_ns ? o.poll_interval_ns : 50000;
+	w->poll_interval_ns = o.poll_interval_ns ? o.poll_interval_ns :
+			      GPUAR_DEFAULT_POLL_INTERVAL_US * GPUAR_NSEC_PER_USEC;
 	gpuar_est_table_init(&w->tab, w->slots, cap, o.max_points);
 	pthread_mutex_init(&w->lock, NULL);
 	*out = w;
@@ -90,7 +104,7 @@ static int source_error(struct gpuar_waiter *w, struct gpuar_record *rec,
 }
 
 static int wait_block(struct gpuar_waiter *w, const struct gpuar_src *src,
-		      struct gpuar_wstep *ws, struct gpuar_record *rec,
+		      struct gpuar_word_state *ws, struct gpuar_record *rec,
 		      struct gpuar_error *diag)
 {
 	uint64_t value = 0;
@@ -128,13 +142,13 @@ static int check(struct gpuar_waiter *w, const struct gpuar_src *src,
 	return r;
 }
 
-static bool stepped(struct gpuar_waiter *w, struct gpuar_wstep *ws,
+static bool stepped(struct gpuar_waiter *w, struct gpuar_word_state *ws,
 		    struct gpuar_est_entry *e, u64 now, bool done)
 {
 	bool end;
 
 	pthread_mutex_lock(&w->lock);
-	end = gpuar_wstep_checked(ws, &e->est, now, done);
+	end = gpuar_word_checked(ws, &e->est, now, done);
 	if (end)
 		e->outcomes[ws->outcome]++;
 	pthread_mutex_unlock(&w->lock);
@@ -148,9 +162,13 @@ static void count(struct gpuar_waiter *w, uint64_t *ctr)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Park a flag wait until its next check, with backstop status queries. */
+/*
+ * Park a flag wait until its next check, with a status query every
+ * @backstop_ns (the plan's, or the default backstop for backstop_us=0, as
+ * a port's).
+ */
 static int park(struct gpuar_waiter *w, const struct gpuar_src *src,
-		struct gpuar_wstep *ws, u64 *next_status)
+		struct gpuar_word_state *ws, u64 backstop_ns, u64 *next_status)
 {
 	const struct gpuar_clock *c = w->clock;
 	u64 now = now_of(c), until = ws->next_ns;
@@ -161,7 +179,7 @@ static int park(struct gpuar_waiter *w, const struct gpuar_src *src,
 		ret = src->ops->status(src->ctx);
 		if (ret < 0)
 			return ret;
-		*next_status = now + ws->plan.backstop_ns;
+		*next_status = now + backstop_ns;
 	}
 	if (src->ops->status && *next_status < until)
 		until = *next_status;
@@ -180,15 +198,17 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 {
 	const struct gpuar_clock *c;
 	struct gpuar_est_entry *e;
-	struct gpuar_wstep ws;
+	struct gpuar_word_state ws;
 	enum gpuar_plan_fault fault;
 	uint64_t value = 0;
 	u64 start, next_status = 0;
 	/* The driver never times out: its backstop is the status query. */
-	struct gpuar_wstep_cfg cfg = {
+	struct gpuar_word_cfg cfg = {
 		.poll_interval_ns = w ? w->poll_interval_ns : 0,
 		.floor_ns = DRIVER_CHECK_FLOOR_NS,
+		.backstop_ns = GPUAR_DEFAULT_BACKSTOP_US * GPUAR_NSEC_PER_USEC,
 	};
+	u64 backstop;
 	bool done;
 	int r;
 
@@ -217,7 +237,7 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			GPUAR_SOURCE_WORD;
 	pthread_mutex_lock(&w->lock);
 	w->st.waits++;
-	e = gpuar_wstep_point(&w->tab, point, plan);
+	e = gpuar_word_point(&w->tab, point, plan);
 	pthread_mutex_unlock(&w->lock);
 	if (!e) {
 		const char *args[2] = { "point", "the waiter's point limit is reached" };
@@ -239,8 +259,8 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	if (r < 0)
 		return source_error(w, rec, r, "check", diag);
 	pthread_mutex_lock(&w->lock);
-	done = gpuar_wstep_begin(&ws, plan, &e->est, start, false, now_of(c),
-				 r > 0, &cfg);
+	done = gpuar_word_begin(&ws, plan, &e->est, start, false, now_of(c),
+				r > 0, &cfg);
 	if (done)
 		e->outcomes[ws.outcome]++;
 	pthread_mutex_unlock(&w->lock);
@@ -250,13 +270,14 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			return source_error(w, rec, r, "arm", diag);
 	}
 	while (!done) {
-		if (ws.phase == GPUAR_WSTEP_SLEEP) {
+		if (ws.phase == GPUAR_WORD_SLEEP) {
 			count(w, &w->st.sleeps);
 			c->ops->sleep_until(c->ctx, ws.next_ns);
 		} else if (plan->park == GPUAR_PARK_FLAG) {
+			backstop = gpuar_word_backstop_ns(plan, &cfg);
 			if (!next_status)
-				next_status = ws.park_from_ns + plan->backstop_ns;
-			r = park(w, src, &ws, &next_status);
+				next_status = ws.park_from_ns + backstop;
+			r = park(w, src, &ws, backstop, &next_status);
 			if (r < 0)
 				return source_error(w, rec, r, "status query", diag);
 		} else {
@@ -267,7 +288,7 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			return source_error(w, rec, r, "check", diag);
 		done = stepped(w, &ws, e, now_of(c), r > 0);
 	}
-	gpuar_wstep_record(&ws, rec, user_data, point, value);
+	gpuar_word_record(&ws, rec, user_data, point, value);
 	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
 		      GPUAR_SOURCE_WORD;
 	pthread_mutex_lock(&w->lock);

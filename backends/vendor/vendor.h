@@ -16,7 +16,7 @@
 #include <gpuar/gpuar.h>
 #include <gpuar/vendor.h>
 
-#include "export.h"
+#include "internal.h"	/* core/line.h: gpuar_word_load, gpuar_reached */
 
 /* A vendor status meaning "no vendor call failed" in diagnostics. */
 #define GV_NO_VENDOR_STATUS 0xffffffffu
@@ -53,16 +53,6 @@ enum gv_stream_op {
 	GV_SYNCHRONIZE,
 };
 
-/* The line rules of core/line.h, on uint64_t (the public API's type). */
-static inline uint64_t gv_load(const uint64_t *word)
-{
-	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
-}
-
-static inline bool gv_reached(uint64_t word, uint64_t target)
-{
-	return (int64_t)(word - target) >= 0;
-}
 
 struct gv_ops {
 	const char *name;	/* "cuda", "hip" */

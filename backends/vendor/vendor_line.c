@@ -89,9 +89,9 @@ int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 		goto err_hold;
 	}
 	for (int i = 0; i < GPUAR_LINE_SLOTS; i++)
-		l->seq[i] = gv_load(&l->words[i]);
+		l->seq[i] = gpuar_word_load(&l->words[i]);
 	for (uint32_t i = 0; i < GV_FENCES; i++)
-		l->fence_seq[i] = gv_load(gv_fence_word(l, i));
+		l->fence_seq[i] = gpuar_word_load(gv_fence_word(l, i));
 	*out = l;
 	return 0;
 
@@ -118,7 +118,7 @@ static void gv_fences_reap(struct gpuar_vendor_line *l)
 {
 	for (uint32_t i = 0; i < GV_FENCES; i++)
 		if ((l->fence_busy >> i & 1) &&
-		    gv_reached(gv_load(gv_fence_word(l, i)), l->fence_seq[i]))
+		    gpuar_reached(gpuar_word_load(gv_fence_word(l, i)), l->fence_seq[i]))
 			l->fence_busy &= ~(1ull << i);
 }
 
@@ -156,7 +156,7 @@ static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
 
 	pthread_mutex_lock(&l->lock);
 	for (int i = 0; i < GPUAR_LINE_SLOTS; i++)
-		if (l->owned[i] && !gv_reached(gv_load(&l->words[i]), l->seq[i]))
+		if (l->owned[i] && !gpuar_reached(gpuar_word_load(&l->words[i]), l->seq[i]))
 			settled = 0;
 	gv_fences_reap(l);
 	if (l->fence_busy)
@@ -275,7 +275,7 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 		return rc;
 	pthread_mutex_lock(&l->lock);
 	if (l->owned[slot] && l->owner[slot] != stream &&
-	    !gv_reached(gv_load(&l->words[slot]), l->seq[slot])) {
+	    !gpuar_reached(gpuar_word_load(&l->words[slot]), l->seq[slot])) {
 		pthread_mutex_unlock(&l->lock);
 		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
 			       "slot %u still has stores pending from another "
@@ -336,7 +336,7 @@ GPUAR_EXPORT int gpuar_vendor_line_set_sequence(struct gpuar_vendor_line *l, uin
 		return -EINVAL;
 	pthread_mutex_lock(&l->lock);
 	if (l->owned[slot] &&
-	    !gv_reached(gv_load(&l->words[slot]), l->seq[slot])) {
+	    !gpuar_reached(gpuar_word_load(&l->words[slot]), l->seq[slot])) {
 		rc = -EBUSY;
 	} else {
 		__atomic_store_n(&l->words[slot], value, __ATOMIC_RELEASE);
@@ -363,12 +363,12 @@ int gv_stream_wait_word(struct gpuar_vendor_line *l, uint32_t slot,
 	if (rc)
 		return rc;
 	if (!b->ops->wait_wraps) {
-		uint64_t now = gv_load(&l->words[slot]);
+		uint64_t now = gpuar_word_load(&l->words[slot]);
 
 		/* A plain >= disagrees with wrapping order once the way from
 		 * the word to the target crosses 2^64: the device would go
 		 * early or never. Refuse rather than release work early. */
-		if ((now >= target) != gv_reached(now, target))
+		if ((now >= target) != gpuar_reached(now, target))
 			return gv_fail(b, diag, ERANGE, GV_NO_VENDOR_STATUS,
 				       "reverse wait for %llu with the word at %llu "
 				       "crosses 2^64; %s compares plainly, not in "

@@ -20,17 +20,17 @@ static int gv_src_check(void *ctx, uint64_t *value)
 	int rc;
 
 	if (s->armed) {
-		uint64_t word = gv_load(&l->words[s->slot]);
+		uint64_t word = gpuar_word_load(&l->words[s->slot]);
 
 		if (value)
 			*value = word;
-		return gv_reached(word, s->target) ? 1 : 0;
+		return gpuar_reached(word, s->target) ? 1 : 0;
 	}
 	rc = gv_stream_status(l->b, s->stream, &s->diag);
 	if (rc < 0)
 		return rc;
 	if (value)
-		*value = gv_load(&l->words[s->slot]);
+		*value = gpuar_word_load(&l->words[s->slot]);
 	return rc == 0 ? 1 : 0;
 }
 
@@ -56,7 +56,7 @@ static int gv_src_park(void *ctx, const struct gpuar_clock *clock,
 	if (s->armed && clock->ops->wait_word) {
 		const uint64_t *w = &s->line->words[s->slot];
 
-		clock->ops->wait_word(clock->ctx, w, gv_load(w),
+		clock->ops->wait_word(clock->ctx, w, gpuar_word_load(w),
 				      until_ns);
 	} else {
 		clock->ops->sleep_until(clock->ctx, until_ns);

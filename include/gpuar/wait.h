@@ -12,7 +12,8 @@
  *   poll     check every poll interval until done -> EXACT.
  *   flag     park on the source for at most park_ns at a time, with a
  *            status query at least every backstop_ns (the error
- *            authority), checking after each park, until done -> EXACT.
+ *            authority; 0: the default backstop, 1 s, as a port's),
+ *            checking after each park, until done -> EXACT.
  *
  * Done is never reported before a check saw it; a source error (check or
  * status query) ends the wait with that error.

@@ -10,8 +10,13 @@
 #define US 1000ULL
 #define MS 1000000ULL
 
-/* margin 150 us, min 20 us, max 50 ms, window 8: the brief's vectors. */
-static const struct gpuar_plan brief_plan = {
+/*
+ * A predicting flag plan: margin 150 us, min sleep 20 us, max sleep 50 ms,
+ * window 8. The worked examples below follow the sleep rule: the
+ * prediction is the smallest of the window's samples, the sleep is that
+ * less the margin, none below min_sleep, at most max_sleep.
+ */
+static const struct gpuar_plan predict_plan = {
 	.park = GPUAR_PARK_FLAG,
 	.flags = GPUAR_PLAN_PREDICT,
 	.park_ns = 100 * US,
@@ -30,7 +35,7 @@ static u64 predicted(const struct gpuar_est *est)
 	return ns;
 }
 
-/* ----------------------------------------------------- brief vectors */
+/* --------------------------------------------------- worked examples */
 
 START_TEST(first_wait_at_a_point_never_sleeps)
 {
@@ -40,7 +45,7 @@ START_TEST(first_wait_at_a_point_never_sleeps)
 	gpuar_est_init(&est, 8);
 	ck_assert(!gpuar_est_predict(&est, &ns));
 	ck_assert_uint_eq(ns, 12345);
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 0);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 0);
 }
 END_TEST
 
@@ -53,7 +58,7 @@ START_TEST(residuals_1_0_0_9_1_1_ms_sleep_750_us)
 	gpuar_est_exact(&est, 900 * US);
 	gpuar_est_exact(&est, 1100 * US);
 	ck_assert_uint_eq(predicted(&est), 900 * US);
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 750 * US);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 750 * US);
 }
 END_TEST
 
@@ -69,10 +74,10 @@ START_TEST(after_eight_2_ms_samples_sleep_1850_us)
 	for (i = 0; i < 7; i++)
 		gpuar_est_exact(&est, 2 * MS);
 	/* seven 2 ms samples: 1.1 ms is still in the window of eight */
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 950 * US);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 950 * US);
 	gpuar_est_exact(&est, 2 * MS);
 	ck_assert_uint_eq(predicted(&est), 2 * MS);
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 1850 * US);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 1850 * US);
 }
 END_TEST
 
@@ -83,7 +88,7 @@ START_TEST(residual_160_us_gives_no_sleep)
 	gpuar_est_init(&est, 8);
 	gpuar_est_exact(&est, 160 * US);
 	/* 160 - 150 = 10 us, below min_sleep 20 us */
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 0);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 0);
 }
 END_TEST
 
@@ -93,7 +98,7 @@ START_TEST(residual_u64_max_sleeps_max_50_ms)
 
 	gpuar_est_init(&est, 8);
 	gpuar_est_exact(&est, UINT64_MAX);
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 50 * MS);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 50 * MS);
 }
 END_TEST
 
@@ -105,15 +110,15 @@ START_TEST(sleep_at_exactly_min_sleep_is_kept)
 
 	gpuar_est_init(&est, 8);
 	gpuar_est_exact(&est, 170 * US);
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 20 * US);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 20 * US);
 	gpuar_est_exact(&est, 170 * US - 1);
-	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &brief_plan), 0);
+	ck_assert_uint_eq(gpuar_est_sleep_ns(&est, &predict_plan), 0);
 }
 END_TEST
 
 START_TEST(margin_above_prediction_saturates_to_no_sleep)
 {
-	struct gpuar_plan plan = brief_plan;
+	struct gpuar_plan plan = predict_plan;
 	struct gpuar_est est;
 
 	plan.min_sleep_ns = 0;
@@ -572,7 +577,7 @@ END_TEST
 static Suite *estimator_suite(void)
 {
 	Suite *s = suite_create("estimator");
-	TCase *vec = tcase_create("brief vectors");
+	TCase *vec = tcase_create("worked examples");
 	TCase *rule = tcase_create("rules");
 	TCase *wl = tcase_create("wake latency");
 	TCase *tab = tcase_create("table");

@@ -108,7 +108,10 @@ START_TEST(poll_checks_at_its_interval)
 }
 END_TEST
 
-/* The brief's vectors: residuals 1.0/0.9/1.1 ms -> sleep 750 us. */
+/*
+ * Residuals 1.0/0.9/1.1 ms predict their smallest, 0.9 ms; less the
+ * 150 us margin, the next wait sleeps 750 us.
+ */
 START_TEST(predicted_sleep_then_exact_or_late)
 {
 	struct gpuar_waiter_stats st;
@@ -212,6 +215,25 @@ START_TEST(flag_arms_once_and_queries_status_every_backstop)
 	ck_assert_uint_eq(rec.complete_ns, 3500 * US);
 	ck_assert_int_eq(p.arms, 1);
 	ck_assert_int_eq(p.statuses, 3);	/* at 1, 2 and 3 ms */
+	vfix_fini(&f);
+}
+END_TEST
+
+/* backstop_us=0 is the default backstop (1 s), as on a port: not every park. */
+START_TEST(flag_backstop_zero_queries_status_at_the_default)
+{
+	struct gpuar_plan plan = plan_of("flag:park_us=100,backstop_us=0");
+	struct probe_src p;
+	struct gpuar_record rec;
+	struct vfix f;
+
+	vfix_init(&f, 0);
+	probe_init(&p, &f.word, 1);
+	gpuar_vclock_store_at(f.vc, 2500 * MS, &f.word, 1);
+	ck_assert_int_eq(gpuar_wait(f.w, &p.src, &plan, 2, 0, &rec, NULL), 0);
+	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
+	ck_assert_uint_eq(rec.complete_ns, 2500 * MS);
+	ck_assert_int_eq(p.statuses, 2);	/* at 1 and 2 s */
 	vfix_fini(&f);
 }
 END_TEST
@@ -403,6 +425,7 @@ int main(void)
 	tcase_add_test(v, poll_checks_at_its_interval);
 	tcase_add_test(v, predicted_sleep_then_exact_or_late);
 	tcase_add_test(v, flag_arms_once_and_queries_status_every_backstop);
+	tcase_add_test(v, flag_backstop_zero_queries_status_at_the_default);
 	tcase_add_test(v, status_error_ends_the_wait);
 	tcase_add_test(v, check_error_ends_the_wait);
 	tcase_add_test(v, bad_plans_and_arguments_are_refused);

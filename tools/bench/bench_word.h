@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading a completion word: an acquire load (the device's writes before
- * its store are visible once it is seen), compared in the shared core's
- * wrapping order.
+ * Reading a completion word: core/line.h's acquire load (the device's
+ * writes before its store are visible once it is seen), compared in the
+ * shared core's wrapping order.
  */
 #ifndef GPUAR_BENCH_WORD_H
 #define GPUAR_BENCH_WORD_H
@@ -14,7 +14,8 @@
 
 static inline bool bench_word_reached(const uint64_t *word, uint64_t target)
 {
-	return gpuar_reached(__atomic_load_n(word, __ATOMIC_ACQUIRE), target);
+	/* uint64_t and the core's u64 (__u64) have one size and representation. */
+	return gpuar_reached(gpuar_load_acquire((const u64 *)word), target);
 }
 
 #endif /* GPUAR_BENCH_WORD_H */

@@ -29,6 +29,7 @@ BUILD=${BUILD:-build}
 # suite binary -> name of its wrapper in /tests
 declare -A suites=(
 	[test_lib_port]=lib_port_test
+	[test_conformance]=lib_conformance_test
 	[test_lib_uring]=lib_uring_test
 	[test_lib_drm]=lib_drm_test
 	[test_cuda_backend]=lib_cuda_backend_test

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The user engine proper (see engine_user.h for its parts): opening and
+ * closing a port, word submit, cancel, the engine run that makes the
+ * checks that are due, process and stats.
+ */
+#include "engine_user.h"
+#include "word_record.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ waits */
+
+/* End word wait @w, whose last check read @value: its record is queued. */
+static void word_end(struct uport *u, struct uwait *w, u64 value)
+{
+	struct gpuar_record rec;
+
+	gpuar_word_record(&w->ws, &rec, w->user_data, w->point, value);
+	if (w->pt && rec.outcome < GPUAR_OUTCOME_COUNT)
+		w->pt->outcomes[rec.outcome]++;
+	w->line->pending--;
+	uport_enqueue(u, &rec);
+	w->kind = UW_ENDED;
+}
+
+/* Drop the ended waits from the pending array, keeping submission order. */
+static void compact(struct uport *u)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < u->npend; i++)
+		if (u->pend[i].kind != UW_ENDED)
+			u->pend[n++] = u->pend[i];
+	u->npend = n;
+}
+
+/*
+ * Run the engine: check every fence wait and every word wait that is due.
+ * @woken: the caller may have been woken by the timer (a latency sample,
+ * uport_drain_timer). @lazy_arm: arm the timer lazily (uport_arm_timer)
+ * and leave an expiry for the next run to drain. The caller syncs the
+ * eventfd once it has taken the records it wants.
+ */
+void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
+{
+	u64 now = gpuar_now_ns();
+	bool removed = false;
+	u32 i;
+
+	if (!lazy_arm)
+		uport_drain_timer(u, now, woken);
+	else if (u->armed_ns && now >= u->armed_ns)
+		u->expiry_left = true;
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+		u64 seen;
+		bool done;
+
+		if (w->kind == UW_FENCE) {
+			uport_fence_check(u, w, now);
+			removed |= w->kind == UW_ENDED;
+			continue;
+		}
+		if (w->ws.next_ns > now)
+			continue;
+		seen = gpuar_word_load(w->word);
+		done = gpuar_reached(seen, w->target);
+		w->seen = seen;
+		u->st.checks++;
+		if (w->reader_due) {
+			u->st.busy_read_checks++;
+			w->reader_due = false;
+		}
+		if (gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
+				       done)) {
+			word_end(u, w, seen);
+			removed = true;
+		}
+	}
+	if (removed)
+		compact(u);
+	uport_arm_timer(u, lazy_arm);
+}
+
+void uport_process_locked(struct uport *u, bool woken)
+{
+	uport_run_locked(u, woken, false);
+	uport_sync_eventfd(u);
+}
+
+/*
+ * Is @i the first entry of the batch at a point the table lacks? (The
+ * batch is refused whole if its new points do not fit.)
+ */
+static bool new_point(struct uport *u, const struct gpuar_word_wait *waits,
+		      u32 i)
+{
+	u32 j;
+
+	if (gpuar_est_table_find(&u->tab, waits[i].point))
+		return false;
+	for (j = 0; j < i; j++)
+		if (waits[j].point == waits[i].point)
+			return false;
+	return true;
+}
+
+/*
+ * One entry, with the module's rules, errors and precedence (see
+ * <linux/gpuar.h>): the entry's own fields first (all -EINVAL), then its
+ * line (-ENOENT), so an entry with both faults is -EINVAL on either
+ * engine.
+ */
+static int validate_word(const struct uport *u,
+			 const struct gpuar_word_wait *w, u64 now)
+{
+	if (w->flags || w->pad || w->slot >= GPUAR_LINE_SLOTS)
+		return -EINVAL;
+	if (gpuar_plan_check(&w->plan) != GPUAR_PLAN_OK)
+		return -EINVAL;
+	/* block is the vendor's blocking wait: the wait driver's, no port's. */
+	if (w->plan.park == GPUAR_PARK_BLOCK)
+		return -EINVAL;
+	if (w->start_ns > now)
+		return -EINVAL;
+	return uport_line_find(u, w->line) ? 0 : -ENOENT;
+}
+
+/* Commit one validated entry: its first check, then its state. */
+static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
+			u64 now)
+{
+	struct uwait *w = &u->pend[u->npend];
+	u64 seen;
+
+	memset(w, 0, sizeof(*w));
+	w->kind = UW_WORD;
+	w->user_data = in->user_data;
+	w->point = in->point;
+	w->start_ns = in->start_ns ? in->start_ns : now;
+	w->line = uport_line_find(u, in->line);
+	w->word = &w->line->words[in->slot];
+	w->target = in->target;
+	w->pt = gpuar_word_point(&u->tab, in->point, &in->plan);
+	w->fd = -1;
+	w->line->pending++;
+	seen = gpuar_word_load(w->word);
+	w->seen = seen;
+	u->st.checks++;
+	if (gpuar_word_begin(&w->ws, &in->plan, w->pt ? &w->pt->est : NULL,
+			     w->start_ns, in->start_ns != 0, now,
+			     gpuar_reached(seen, in->target), &u->cfg)) {
+		word_end(u, w, seen);
+		return;
+	}
+	if (w->ws.phase == GPUAR_WORD_SLEEP)
+		u->st.sleeps++;
+	u->npend++;
+}
+
+static int u_submit_word(struct gpuar_port *port,
+			 const struct gpuar_word_wait *waits, u32 count,
+			 u32 *error_index)
+{
+	struct uport *u = uport_of(port);
+	u32 i, new_points = 0;
+	int ret = 0;
+	u64 now;
+
+	if (count > u->max_waits) {
+		*error_index = count;
+		return -E2BIG;
+	}
+	now = gpuar_now_ns();
+	pthread_mutex_lock(&u->lock);
+	/* All or nothing: validate every entry before committing any. */
+	for (i = 0; i < count; i++) {
+		ret = validate_word(u, &waits[i], now);
+		if (ret) {
+			*error_index = i;
+			goto out;
+		}
+		if (new_point(u, waits, i))
+			new_points++;
+	}
+	/*
+	 * As the module: the limits refuse the batch as a whole (error_index
+	 * = count), and only once every entry has been found valid.
+	 */
+	if (u->tab.used + new_points > u->tab.limit ||
+	    (u64)u->npend + u->qlen + count > u->max_waits) {
+		ret = -ENOSPC;
+		*error_index = count;
+		goto out;
+	}
+	for (i = 0; i < count; i++)
+		word_commit(u, &waits[i], now);
+	u->st.submitted += count;
+	ret = (int)count;
+	uport_note_change(u);
+	uport_arm_timer(u, false);
+	uport_sync_eventfd(u);
+out:
+	pthread_mutex_unlock(&u->lock);
+	return ret;
+}
+
+/* End word wait @w as CANCELLED at @now. */
+static void word_cancel(struct uport *u, struct uwait *w, u64 now)
+{
+	w->ws.phase = GPUAR_WORD_DONE;
+	w->ws.outcome = GPUAR_OUTCOME_CANCELLED;
+	w->ws.complete_ns = now;
+	w->ws.next_ns = GPUAR_U64_MAX;
+	word_end(u, w, gpuar_word_load(w->word));
+}
+
+static int u_cancel(struct gpuar_port *port, u64 user_data)
+{
+	struct uport *u = uport_of(port);
+	u64 now = gpuar_now_ns();
+	int n = 0;
+	u32 i;
+
+	pthread_mutex_lock(&u->lock);
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+
+		if (w->user_data != user_data)
+			continue;
+		n++;
+		if (w->kind == UW_FENCE)
+			uport_fence_end(u, w, GPUAR_OUTCOME_CANCELLED,
+					-ECANCELED, now);
+		else
+			word_cancel(u, w, now);
+	}
+	if (n) {
+		compact(u);
+		uport_arm_timer(u, false);
+		uport_sync_eventfd(u);
+	} else {
+		/* Lost the race to a completion whose record is queued? */
+		n = uport_queued_completion(u, user_data) ? -EALREADY : -ENOENT;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return n;
+}
+
+/* ------------------------------------------------------------ process */
+
+static int u_process(struct gpuar_port *port)
+{
+	struct uport *u = uport_of(port);
+	int n;
+
+	pthread_mutex_lock(&u->lock);
+	uport_process_locked(u, true);
+	n = (int)u->qlen;
+	pthread_mutex_unlock(&u->lock);
+	return n;
+}
+
+static u64 u_next_check(struct gpuar_port *port)
+{
+	struct uport *u = uport_of(port);
+	u64 next = GPUAR_U64_MAX;
+	u32 i;
+
+	pthread_mutex_lock(&u->lock);
+	for (i = 0; i < u->npend; i++)
+		if (u->pend[i].kind == UW_WORD && u->pend[i].ws.next_ns < next)
+			next = u->pend[i].ws.next_ns;
+	pthread_mutex_unlock(&u->lock);
+	return next;
+}
+
+/* ------------------------------------------------------------ stats */
+
+static int u_stats(struct gpuar_port *port, struct gpuar_port_stats *stats)
+{
+	struct uport *u = uport_of(port);
+
+	pthread_mutex_lock(&u->lock);
+	*stats = u->st;
+	stats->size = sizeof(*stats);
+	stats->pending = u->npend;
+	stats->queued = u->qlen;
+	stats->lines = u->nlines;
+	stats->points = u->tab.used;
+	stats->wakeup_latency_ns = gpuar_wakelat_quantile(&u->wakelat);
+	pthread_mutex_unlock(&u->lock);
+	return 0;
+}
+
+static int u_point_stats(struct gpuar_port *port,
+			 struct gpuar_point_stats *stats)
+{
+	struct uport *u = uport_of(port);
+	struct gpuar_est_entry *e;
+	u64 point = stats->point, pred = 0;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&u->lock);
+	e = gpuar_est_table_find(&u->tab, point);
+	if (e) {
+		memset(stats, 0, sizeof(*stats));
+		stats->size = sizeof(*stats);
+		stats->point = point;
+		stats->samples = e->est.samples;
+		if (gpuar_est_predict(&e->est, &pred))
+			stats->flags |= GPUAR_POINT_HAS_PREDICTION;
+		stats->predicted_ns = pred;
+		memcpy(stats->outcomes, e->outcomes, sizeof(stats->outcomes));
+		ret = 0;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------ open, close */
+
+static void u_free(struct uport *u)
+{
+	u32 i;
+
+	uport_watcher_stop(u);
+	for (i = 0; u->pend && i < u->npend; i++)
+		if (u->pend[i].kind == UW_FENCE)
+			close(u->pend[i].fd);
+	if (u->tfd >= 0)
+		close(u->tfd);
+	if (u->evfd >= 0)
+		close(u->evfd);
+	if (u->epfd >= 0)
+		close(u->epfd);
+	for (i = 0; i < u->nlines; i++)
+		free(u->lines[i]);
+	free(u->lines);
+	free(u->pend);
+	free(u->q);
+	free(u->slots);
+	pthread_mutex_destroy(&u->lock);
+	free(u);
+}
+
+static void u_close(struct gpuar_port *port)
+{
+	u_free(uport_of(port));
+	port->state = NULL;
+}
+
+static const struct gpuar_engine_ops user_ops = {
+	.line_register = uport_line_register,
+	.line_unregister = uport_line_unregister,
+	.submit_word = u_submit_word,
+	.submit_fence = uport_submit_fence,
+	.cancel = u_cancel,
+	.reap = uport_reap,
+	.process = u_process,
+	.next_check = u_next_check,
+	.stats = u_stats,
+	.point_stats = u_point_stats,
+	.close = u_close,
+};
+
+/* The port's defaults (core/defaults.h) and @opts, in the engine's units. */
+static void u_configure(struct uport *u, const struct gpuar_port_options *opts)
+{
+	u->max_waits = opts->max_waits;
+	u->cfg.poll_interval_ns = opts->poll_interval_ns;
+	u->cfg.floor_ns = GPUAR_DEFAULT_CHECK_FLOOR_US * GPUAR_NSEC_PER_USEC;
+	u->cfg.backstop_ns = opts->poll_backstop_ns;
+	u->cfg.backstop_timeout = true;
+	u->busy_budget_ns = opts->busy_read_us == GPUAR_BUSY_READ_OFF ? 0 :
+		(u64)(opts->busy_read_us ? opts->busy_read_us :
+		      GPUAR_DEFAULT_BUSY_READ_US) * GPUAR_NSEC_PER_USEC;
+}
+
+int gpuar_port_user_open(struct gpuar_port *port,
+			 const struct gpuar_port_options *opts)
+{
+	int cloexec = (opts->flags & GPUAR_PORT_CLOEXEC) ? EPOLL_CLOEXEC : 0;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct uport *u = calloc(1, sizeof(*u));
+	u32 cap;
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	pthread_mutex_init(&u->lock, NULL);
+	u->epfd = u->evfd = u->tfd = u->stopfd = -1;
+	u_configure(u, opts);
+	cap = gpuar_est_table_cap(opts->max_points);
+	u->pend = calloc(u->max_waits, sizeof(*u->pend));
+	u->q = calloc(u->max_waits, sizeof(*u->q));
+	u->slots = calloc(cap, sizeof(*u->slots));
+	if (!u->pend || !u->q || !u->slots) {
+		u_free(u);
+		return -ENOMEM;
+	}
+	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
+	gpuar_wakelat_init(&u->wakelat);
+	/* Internal fds never leak into children; the port fd follows opts. */
+	u->epfd = epoll_create1(cloexec);
+	u->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (u->epfd < 0 || u->evfd < 0 || u->tfd < 0)
+		goto sys;
+	ev.data.fd = u->tfd;
+	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->tfd, &ev) < 0)
+		goto sys;
+	port->engine = GPUAR_ENGINE_USER;
+	port->ops = &user_ops;
+	port->state = u;
+	if (opts->flags & GPUAR_PORT_WATCHER) {
+		/* The fd is the record eventfd; the thread waits in epfd. */
+		ret = uport_watcher_start(u);
+		if (ret)
+			goto fail;
+		port->fd = u->evfd;
+		return 0;
+	}
+	ev.data.fd = u->evfd;
+	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->evfd, &ev) < 0)
+		goto sys;
+	port->fd = u->epfd;
+	return 0;
+sys:
+	ret = -errno;
+fail:
+	u_free(u);
+	return ret;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The user engine: the module's port semantics run in the caller's
+ * process.
+ *
+ * Its fd is an epoll fd over an eventfd (readable while a record is
+ * queued), a timerfd (armed, absolute, at the next word check any pending
+ * wait needs; hrtimer-backed, so without timer slack) and every pending
+ * fence wait's sync_file. Readiness means "a record is ready or the engine
+ * must run": gpuar_port_process() (or gpuar_reap) runs the checks that are
+ * due. Word waits go through the same state machine (core/word_state.c)
+ * and the same estimator as the module's.
+ *
+ *   engine_user.c   open/close, word submit, cancel, the engine run,
+ *                   process, stats
+ *   user_lines.c    the engine's own table of line ids
+ *   user_fence.c    fence waits: a sync_file in the epoll set
+ *   user_queue.c    the record ring and the eventfd's readiness
+ *   user_timer.c    the timerfd: due times, arming, wake-up samples
+ *   user_reap.c     gpuar_reap(): a blocked reaper's hardware park and
+ *                   busy-read spin, as the module's read()
+ *   user_watcher.c  GPUAR_PORT_WATCHER's thread
+ *
+ * Everything in struct uport is guarded by its lock, except `changes`,
+ * which spinning reapers read without it.
+ */
+#ifndef GPUAR_LIB_ENGINE_USER_H
+#define GPUAR_LIB_ENGINE_USER_H
+
+#include "port.h"
+#include "word_state.h"
+#include "defaults.h"
+
+enum uwait_kind {
+	UW_ENDED = 0,	/* record queued; dropped at the next compaction */
+	UW_WORD = 1,
+	UW_FENCE = 2,
+};
+
+/* A registered line, as the engine knows it: by id, in its own table. */
+struct uline {
+	u32 id;
+	/*
+	 * Waits on its words, and reapers parked or spinning on them: the
+	 * line cannot be unregistered (and its page unmapped) meanwhile.
+	 */
+	u32 pending;
+	const uint64_t *words;
+};
+
+struct uwait {
+	u8 kind;		/* enum uwait_kind */
+	u64 user_data;
+	u64 point;
+	u64 start_ns;
+	/* word waits */
+	const uint64_t *word;
+	u64 target;
+	struct uline *line;
+	struct gpuar_est_entry *pt;
+	struct gpuar_word_state ws;
+	/*
+	 * The value the last check saw: a spinning reaper watches for a
+	 * change from it, so a store that lands between that check and the
+	 * spin's first load is not taken for the old value.
+	 */
+	u64 seen;
+	/* the next check is a blocked reaper's (busy_read_checks) */
+	bool reader_due;
+	/* fence waits: the engine's own reference to the sync_file */
+	int fd;
+};
+
+struct uport {
+	pthread_mutex_t lock;
+	int epfd, evfd, tfd;
+	/* GPUAR_PORT_WATCHER: a thread runs the engine, woken through epfd */
+	bool watcher;
+	int stopfd;
+	pthread_t thread;
+	bool ev_set;		/* the eventfd holds a count */
+	u64 armed_ns;		/* the timerfd's expiry, 0 when disarmed */
+	bool expiry_left;	/* it expired and was left undrained (lazy) */
+	struct gpuar_word_cfg cfg;
+	u32 max_waits;
+	struct uline **lines;	/* registered lines, by ascending id */
+	u32 nlines, lines_cap;
+	u32 next_line_id;
+	struct uwait *pend;	/* pending waits, in submission order */
+	u32 npend;
+	struct gpuar_record *q;	/* queued records, ring of max_waits */
+	u32 qhead, qlen;
+	struct gpuar_est_table tab;
+	struct gpuar_est_entry *slots;
+	struct gpuar_wakelat wakelat;
+	u64 wakelat_ns;		/* its quantile, kept as samples come */
+	u64 busy_budget_ns;	/* spin budget of one reap call; 0: none */
+	u32 busy_sleepers;	/* reapers asleep on epfd with budget left */
+	/*
+	 * Bumped (under the lock) at every record queued and every submit,
+	 * read without it by a spinning reaper: the set of waits changed,
+	 * look again.
+	 */
+	u32 changes;
+	struct gpuar_port_stats st;
+};
+
+static inline struct uport *uport_of(struct gpuar_port *port)
+{
+	return port->state;
+}
+
+/* A flag wait whose estimator sleep a blocked reaper may end by spinning. */
+static inline bool uwait_busy_candidate(const struct uwait *w)
+{
+	return w->kind == UW_WORD && w->ws.plan.park == GPUAR_PARK_FLAG &&
+	       gpuar_word_busy_candidate(&w->ws);
+}
+
+/* engine_user.c: run the checks that are due (lock held). */
+void uport_run_locked(struct uport *u, bool woken, bool lazy_arm);
+void uport_process_locked(struct uport *u, bool woken);
+
+/* user_fence.c */
+int uport_submit_fence(struct gpuar_port *port,
+		       const struct gpuar_fence_wait *waits, u32 count,
+		       u32 *error_index);
+void uport_fence_check(struct uport *u, struct uwait *w, u64 now);
+void uport_fence_end(struct uport *u, struct uwait *w, u8 outcome,
+		     int status, u64 complete_ns);
+
+/* user_queue.c (lock held) */
+void uport_note_change(struct uport *u);
+void uport_enqueue(struct uport *u, const struct gpuar_record *rec);
+void uport_sync_eventfd(struct uport *u);
+u32 uport_pop(struct uport *u, struct gpuar_record *records, u32 max);
+bool uport_queued_completion(const struct uport *u, u64 user_data);
+
+/* user_timer.c (lock held) */
+u64 uport_due_ns(const struct uwait *w, u64 wakelat);
+void uport_arm_timer(struct uport *u, bool lazy);
+void uport_drain_timer(struct uport *u, u64 now, bool woken);
+
+/* user_lines.c (lock held) */
+int uport_line_register(struct gpuar_port *port, struct gpuar_line *line);
+int uport_line_unregister(struct gpuar_port *port, struct gpuar_line *line);
+struct uline *uport_line_find(const struct uport *u, u32 id);
+
+/* user_reap.c (no lock held) */
+int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
+	       u32 max, int64_t timeout_ns);
+
+/* user_watcher.c */
+int uport_watcher_start(struct uport *u);
+void uport_watcher_stop(struct uport *u);
+
+#endif /* GPUAR_LIB_ENGINE_USER_H */

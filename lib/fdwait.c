@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Deadline waits without timer slack: the thread's slack tightened around
+ * a sleep, and an fd waited on until readable or a deadline.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+/*
+ * Sleep to an absolute time with the thread's timer slack at 1 ns (0 would
+ * mean "the default" to prctl), restored afterwards: the default 50 us
+ * slack would make every deadline sleep late by up to that much.
+ */
+int gpuar_slack_tighten(void)
+{
+	int old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+
+	if (old > 1)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	return old;
+}
+
+void gpuar_slack_restore(int old)
+{
+	if (old > 1)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
+}
+
+int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec ts, *tsp = NULL;
+	u64 now;
+	int n, old, err;
+
+	if (deadline_ns != GPUAR_U64_MAX) {
+		now = gpuar_now_ns();
+		if (now >= deadline_ns)
+			deadline_ns = now;
+		ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
+		tsp = &ts;
+	}
+	old = gpuar_slack_tighten();
+	n = ppoll(&pfd, 1, tsp, NULL);
+	err = errno;
+	gpuar_slack_restore(old);
+	if (n < 0)
+		return -err;
+	return n > 0;
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpuar_reap() on the user engine. The reaper runs the engine and takes
+ * what is queued. While nothing is, it waits for the watcher thread's
+ * record where there is one; else, between its engine runs, it parks on a
+ * word with the CPU's hardware word wait, or without one busy-reads as
+ * the module's read() does (kmod/busy_read.c): it checks the words of flag
+ * waits whose predicted sleep is over itself, in a load loop, within the
+ * call's spin budget (busy_read_us). Past that it sleeps on the port's fd
+ * as a busy sleeper, so the timer wakes it early for the next spin.
+ */
+#include "engine_user.h"
+
+#include <errno.h>
+#include <poll.h>
+
+/*
+ * How often a spin looks for a signalled fence (a poll(2) of the epoll
+ * fd), only while fence waits are pending: a word spin cannot see one.
+ */
+#define BUSY_FENCE_LOOK_NS 10000ULL
+
+/*
+ * The spin reads the clock once every this many passes: a vDSO read costs
+ * tens of ns, but where the clocksource has no vDSO read it is a system
+ * call, and one per pass would slow each pass, so the detection, to it.
+ */
+#define BUSY_CLOCK_PASSES 16
+
+/*
+ * Park a blocked reaper on the word of the flag wait due first with the
+ * hardware word wait (umwait/mwaitx/wfet/wfe), bounded by that wait's
+ * next check and the reaper's deadline, so the store wakes it without a
+ * timer. The line is held busy meanwhile so no other thread can free it.
+ * False where the CPU has no word wait, cannot keep the bound, or no flag
+ * wait is parked.
+ */
+static bool hw_park(struct uport *u, u64 deadline)
+{
+	struct uwait *first = NULL;
+	struct uline *line;
+	const uint64_t *word;
+	u64 until, bound, seen;
+	bool waited;
+	u32 i;
+
+	if (!gpuar_hw_word_wait_kind())
+		return false;
+	pthread_mutex_lock(&u->lock);
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+
+		if (w->kind == UW_WORD && (!first || w->ws.next_ns < first->ws.next_ns))
+			first = w;
+	}
+	if (!first || first->ws.phase != GPUAR_WORD_PARK ||
+	    first->ws.plan.park != GPUAR_PARK_FLAG) {
+		pthread_mutex_unlock(&u->lock);
+		return false;
+	}
+	line = first->line;
+	line->pending++;
+	word = first->word;
+	until = first->ws.next_ns < deadline ? first->ws.next_ns : deadline;
+	bound = first->ws.interval_ns;
+	seen = gpuar_word_load(word);
+	pthread_mutex_unlock(&u->lock);
+	waited = gpuar_hw_word_wait(word, seen, until, bound) == 0;
+	pthread_mutex_lock(&u->lock);
+	line->pending--;
+	if (!waited) {
+		/* A bound the CPU's wait cannot keep (arm64 WFE): the fd waits. */
+		pthread_mutex_unlock(&u->lock);
+		return false;
+	}
+	/* The word moved: check its waits now rather than at their next tick. */
+	if (gpuar_word_load(word) != seen) {
+		u64 now = gpuar_now_ns();
+
+		for (i = 0; i < u->npend; i++)
+			if (u->pend[i].kind == UW_WORD && u->pend[i].word == word &&
+			    u->pend[i].ws.next_ns > now)
+				u->pend[i].ws.next_ns = now;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return true;
+}
+
+/* A spin pass's pause: let the sibling hyperthread run, save power. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" : : : "memory");
+#else
+	__asm__ volatile("" : : : "memory");
+#endif
+}
+
+struct busy_target {
+	struct uline *line;	/* held busy (pending) while we read */
+	const uint64_t *word;
+	u64 seen;
+	u64 next_ns;
+	u64 backstop_ns;
+};
+
+/*
+ * Give the flag waits whose early wake is here (see uport_due_ns) their
+ * post-sleep check now, by the reaper: LATE if the work is done, else
+ * they park and become spin targets. Lock held; true when any was due.
+ */
+static bool busy_early_checks(struct uport *u, u64 now)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+
+		if (!uwait_busy_candidate(w) || w->ws.phase != GPUAR_WORD_SLEEP ||
+		    uport_due_ns(w, u->wakelat_ns) > now)
+			continue;
+		w->reader_due = true;
+		w->ws.next_ns = now;
+		any = true;
+	}
+	if (any)
+		uport_run_locked(u, false, false);
+	return any;
+}
+
+static void take_min(u64 *a, u64 b)
+{
+	if (b < *a)
+		*a = b;
+}
+
+/*
+ * The spin targets: parked flag waits that slept, the GPUAR_BUSY_WAITS
+ * due first. *@until becomes the earliest time the engine must run for
+ * something the spin does not watch (the spin ends there): another wait's
+ * check or early wake, a target's backstop. A target's own park checks
+ * are not among them: the spin sees its word continuously, and a check
+ * between rounds would leave the word unwatched for a few us every
+ * park_us. *@fences: fence waits are pending. Lock held.
+ */
+static u32 busy_collect(struct uport *u, struct busy_target *t, u64 *until,
+			bool *fences)
+{
+	u64 dropped = GPUAR_U64_MAX;	/* next check of a candidate left out */
+	u32 i, j, n = 0;
+
+	for (i = 0; i < u->npend; i++) {
+		struct uwait *w = &u->pend[i];
+
+		if (w->kind == UW_FENCE)
+			*fences = true;
+		if (w->kind != UW_WORD)
+			continue;
+		if (!uwait_busy_candidate(w) || w->ws.phase != GPUAR_WORD_PARK) {
+			take_min(until, uport_due_ns(w, u->wakelat_ns));
+			continue;
+		}
+		/* Insertion by next check; the last falls off when full. */
+		if (n == GPUAR_BUSY_WAITS)
+			take_min(&dropped, w->ws.next_ns < t[n - 1].next_ns ?
+				 t[n - 1].next_ns : w->ws.next_ns);
+		for (j = n; j > 0 && t[j - 1].next_ns > w->ws.next_ns; j--)
+			if (j < GPUAR_BUSY_WAITS)
+				t[j] = t[j - 1];
+		if (j >= GPUAR_BUSY_WAITS)
+			continue;
+		t[j] = (struct busy_target){
+			.line = w->line,
+			.word = w->word,
+			.seen = w->seen,
+			.next_ns = w->ws.next_ns,
+			.backstop_ns = w->ws.backstop_at_ns,
+		};
+		if (n < GPUAR_BUSY_WAITS)
+			n++;
+	}
+	take_min(until, dropped);
+	for (i = 0; i < n; i++) {
+		take_min(until, t[i].backstop_ns);
+		t[i].line->pending++;
+	}
+	return n;
+}
+
+/* A fence signalled (or the timer is due): the epoll fd is readable. */
+static bool busy_fd_ready(struct uport *u)
+{
+	struct pollfd pfd = { .fd = u->epfd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
+/*
+ * Spin until a target's word moves, the set of waits changes (a record
+ * queued, a submit), a fence signals, or @limit. No lock held: the
+ * targets' lines are held busy, so their pages stay mapped.
+ */
+static void busy_spin(struct uport *u, const struct busy_target *t, u32 n,
+		      u32 changes, bool fences, u64 limit)
+{
+	u64 now = gpuar_now_ns();
+	u64 fence_look = now + BUSY_FENCE_LOOK_NS;
+	u32 i, pass;
+
+	for (pass = 1;; pass++) {
+		for (i = 0; i < n; i++)
+			if (gpuar_word_load(t[i].word) != t[i].seen)
+				return;
+		if (__atomic_load_n(&u->changes, __ATOMIC_ACQUIRE) != changes)
+			return;
+		cpu_relax();
+		if (pass % BUSY_CLOCK_PASSES)
+			continue;
+		now = gpuar_now_ns();
+		if (now >= limit)
+			return;
+		if (fences && now >= fence_look) {
+			if (busy_fd_ready(u))
+				return;
+			fence_look = now + BUSY_FENCE_LOOK_NS;
+		}
+	}
+}
+
+/*
+ * One busy-read round of a reaper blocked in gpuar_reap() (no watcher, no
+ * hardware word wait to park in), as the module's read(): give the flag
+ * waits whose early wake is here their post-sleep check, then spin on the
+ * words of the parked ones that slept, in a load loop, until a word moves
+ * from what the last check saw, the engine must run for another reason (a
+ * wait's next check or backstop, a fence, a record, a submit), the
+ * caller's @deadline or @budget_ns. A word that moved has its waits
+ * checked at once by the engine, under the
+ * lock, through the state machine (EXACT when reached), and counted in
+ * busy_read_checks. The spin is not bounded by the prediction: that is
+ * the fastest recent completion, so most come after it (see
+ * kmod/busy_read.c). Adds the time spun to *@spun_ns.
+ *
+ * Records the checks queue are taken (up to @max) in the same hold of the
+ * lock, as uport_reap() does. Returns their number, 0 when none came (look
+ * again), -EAGAIN when there was nothing to spin on (sleep on the fd).
+ */
+static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
+		     u64 *spun_ns, struct gpuar_record *records, u32 max)
+{
+	struct busy_target t[GPUAR_BUSY_WAITS];
+	u64 now, until = deadline, start;
+	bool fences = false, early;
+	u32 i, j, n, changes;
+
+	pthread_mutex_lock(&u->lock);
+	early = busy_early_checks(u, gpuar_now_ns());
+	n = uport_pop(u, records, max);
+	/* With a hardware word wait the reaper parks there (hw_park). */
+	if (n || (early && gpuar_hw_word_wait_kind())) {
+		pthread_mutex_unlock(&u->lock);
+		return (int)n;
+	}
+	n = busy_collect(u, t, &until, &fences);
+	changes = u->changes;
+	pthread_mutex_unlock(&u->lock);
+	if (!n)
+		return -EAGAIN;
+
+	start = gpuar_now_ns();
+	busy_spin(u, t, n, changes, fences,
+		  until < start + budget_ns ? until : start + budget_ns);
+	now = gpuar_now_ns();
+	*spun_ns += now - start;
+
+	pthread_mutex_lock(&u->lock);
+	for (i = 0; i < n; i++) {
+		bool moved = gpuar_word_load(t[i].word) != t[i].seen;
+
+		t[i].line->pending--;
+		if (!moved)
+			continue;
+		/* The word moved: its parked waits are checked now. */
+		for (j = 0; j < u->npend; j++) {
+			struct uwait *w = &u->pend[j];
+
+			if (w->kind == UW_WORD && w->word == t[i].word &&
+			    w->ws.phase == GPUAR_WORD_PARK) {
+				w->reader_due = true;
+				w->ws.next_ns = now;
+			}
+		}
+	}
+	uport_run_locked(u, false, true);
+	n = uport_pop(u, records, max);
+	pthread_mutex_unlock(&u->lock);
+	return (int)n;
+}
+
+/*
+ * Sleep on the epoll fd until the next check, a fence or a record. With
+ * spin budget left the reaper counts as a busy sleeper: the timer is
+ * armed the wake-up latency before a flag wait's sleep ends (uport_due_ns).
+ */
+static int reap_sleep(struct uport *u, u64 deadline, bool busy)
+{
+	int ret;
+
+	if (busy) {
+		pthread_mutex_lock(&u->lock);
+		u->busy_sleepers++;
+		uport_arm_timer(u, false);
+		pthread_mutex_unlock(&u->lock);
+	}
+	ret = gpuar_fd_wait_readable(u->epfd, deadline);
+	if (busy) {
+		/*
+		 * The engine's next run re-arms the timer: a re-arm now would
+		 * discard the expiry that woke us, and its latency sample.
+		 */
+		pthread_mutex_lock(&u->lock);
+		u->busy_sleepers--;
+		if (ret < 0)
+			uport_arm_timer(u, false);
+		pthread_mutex_unlock(&u->lock);
+	}
+	return ret;
+}
+
+int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
+		  u32 max, int64_t timeout_ns)
+{
+	struct uport *u = uport_of(port);
+	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
+		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 spun = 0;
+	bool last = false, woken = true;
+	int ret;
+	u32 n;
+
+	/*
+	 * @woken: this pass may follow a wake by the fd (the caller's loop,
+	 * or our own sleep), not a spin or park that ran up to the check.
+	 */
+	for (;;) {
+		pthread_mutex_lock(&u->lock);
+		uport_run_locked(u, woken, false);
+		n = uport_pop(u, records, max);
+		pthread_mutex_unlock(&u->lock);
+		woken = false;
+		if (n)
+			return (int)n;
+		if (timeout_ns == 0)
+			return -EAGAIN;
+		if (last)
+			return -ETIME;
+		if (u->watcher) {
+			/* The watcher runs the engine: wait for a record. */
+			ret = gpuar_fd_wait_readable(u->evfd, deadline);
+			if (ret < 0)
+				return ret;
+			last = ret == 0;
+			continue;
+		}
+		if (hw_park(u, deadline)) {
+			last = gpuar_now_ns() >= deadline;
+			continue;
+		}
+		if (spun < u->busy_budget_ns) {
+			ret = busy_read(u, deadline, u->busy_budget_ns - spun,
+					&spun, records, max);
+			if (ret > 0)
+				return ret;
+			if (ret == 0) {
+				last = gpuar_now_ns() >= deadline;
+				continue;
+			}
+		}
+		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns);
+		if (ret < 0)
+			return ret;
+		last = ret == 0;
+		woken = true;
+	}
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The user engine's timer: a timerfd in its epoll set, armed (absolute,
+ * hrtimer-backed, so without timer slack) at the next time any pending
+ * word wait is due, and drained when it fired, which gives the port its
+ * wake-up latency samples. Every function runs under the port's lock.
+ */
+#include "engine_user.h"
+
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#define WAKELAT_MAX_NS (GPUAR_DEFAULT_WAKELAT_MAX_US * GPUAR_NSEC_PER_USEC)
+
+/*
+ * When the engine must next look at @w. With @wakelat (a reaper asleep
+ * with spin budget left, or one about to spin) a flag wait still in its
+ * estimator sleep is due at its early wake (gpuar_word_early_ns, counted
+ * from the wait's start as the module's): the timerfd wake runs late by
+ * about the port's wake-up latency, and the reaper should be spinning by
+ * the time the sleep ends, not start then.
+ */
+u64 uport_due_ns(const struct uwait *w, u64 wakelat)
+{
+	u64 early;
+
+	if (!wakelat || w->ws.phase != GPUAR_WORD_SLEEP ||
+	    !uwait_busy_candidate(w))
+		return w->ws.next_ns;
+	early = gpuar_word_early_ns(&w->ws, wakelat);
+	/* A backstop that cuts the sleep short comes first. */
+	return early < w->ws.next_ns ? early : w->ws.next_ns;
+}
+
+/*
+ * Arm the timerfd at the next time the engine must run. @lazy: keep an
+ * expiry that is earlier (or one armed with nothing left to check, or one
+ * already past and left undrained), which costs at most a spurious
+ * readiness, so that a reaper on its way back with a record makes no
+ * system call; the engine's next run arms it exactly.
+ */
+void uport_arm_timer(struct uport *u, bool lazy)
+{
+	struct itimerspec its = { 0 };
+	u64 next = GPUAR_U64_MAX, due;
+	u64 wakelat = u->busy_sleepers ? u->wakelat_ns : 0;
+	u32 i;
+
+	for (i = 0; i < u->npend; i++) {
+		if (u->pend[i].kind != UW_WORD)
+			continue;
+		due = uport_due_ns(&u->pend[i], wakelat);
+		if (due < next)
+			next = due;
+	}
+	if (lazy && u->armed_ns && u->armed_ns <= next)
+		return;
+	if (next == GPUAR_U64_MAX)
+		next = 0;	/* disarm */
+	if (next == u->armed_ns)
+		return;
+	/* An absolute expiry already past fires at once; 0 would disarm. */
+	its.it_value.tv_sec = (time_t)(next / 1000000000ULL);
+	its.it_value.tv_nsec = (long)(next % 1000000000ULL);
+	if (timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0) {
+		/* Setting it discards an expiry left undrained: count it. */
+		if (u->expiry_left)
+			u->st.timer_fires++;
+		u->expiry_left = false;
+		u->armed_ns = next;
+	}
+}
+
+/*
+ * Consume an expiry of the timerfd. @woken: the caller may have been woken
+ * by it, so how late it runs is a wake-up latency sample; a reaper that
+ * spun or parked up to the check is on time by construction and gives
+ * none. A sample is capped, so one long stall (a preempted vCPU, a loop
+ * that ran the engine late) cannot make blocked reapers wake absurdly
+ * early.
+ */
+void uport_drain_timer(struct uport *u, u64 now, bool woken)
+{
+	bool left = u->expiry_left;
+	u64 ticks, lat;
+
+	/* Not expired (same clock), or disarmed: no read(2) to make. */
+	if (!u->armed_ns || now < u->armed_ns)
+		return;
+	u->expiry_left = false;
+	if (read(u->tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+		u->st.timer_fires++;
+		/* One left by a spin woke nobody: no sample. */
+		if (woken && !left) {
+			lat = now - u->armed_ns;
+			if (lat > WAKELAT_MAX_NS)
+				lat = WAKELAT_MAX_NS;
+			gpuar_wakelat_record(&u->wakelat, lat);
+			u->wakelat_ns = gpuar_wakelat_quantile(&u->wakelat);
+		}
+		u->armed_ns = 0;
+	}
+}
