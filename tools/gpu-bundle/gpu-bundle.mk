@@ -74,4 +74,8 @@ check-gpu-bundle: gpu-bundle $(DOUBLE_CUDA)
 	@tools/gpu-bundle/check-gpu-bundle.sh $(GPU_BUNDLE) $(abspath $(DOUBLE_CUDA)) \
 		$(BUILD)/gpu-bundle-check
 
-.PHONY: gpu-bundle check-gpu-bundle
+# The check itself, on this machine's GPU (no packages needed there).
+check-gpu: gpu-bundle
+	@$(GPU_BUNDLE)/run $(BUILD)/gpu-check
+
+.PHONY: gpu-bundle check-gpu-bundle check-gpu
