@@ -31,6 +31,21 @@ not_ok() {
 	FAILED=1
 }
 
+# expect_exit NAME STATUS PATTERN CLAIM ENV...: run under ENV (a command
+# prefix) into OUTDIR/NAME; the claim holds when run exits STATUS and its
+# summary has a line matching PATTERN.
+expect_exit() {
+	local name=$1 want=$2 pattern=$3 claim=$4 rc
+	shift 4
+	"$@" "$BUNDLE/run" "$OUT/$name" >"$OUT/$name.out" 2>&1
+	rc=$?
+	if [ $rc = "$want" ] && grep -q "$pattern" "$OUT/$name/summary.txt"; then
+		ok "$claim"
+	else
+		not_ok "$claim: exit $rc" "$OUT/$name.out"
+	fi
+}
+
 # Never build or load the module on the machine running make check.
 [ -d "/lib/modules/$(uname -r)/build" ] && export GPU_BUNDLE_NO_MODULE=1
 
@@ -55,24 +70,11 @@ fi
 if [ -e /proc/driver/nvidia/version ] || [ -e /dev/nvidiactl ] || [ -e /dev/kfd ]; then
 	ok "no-GPU exit status # SKIP this machine has a GPU"
 else
-	env -u GPUAR_CUDA_LIBRARY "$BUNDLE/run" "$OUT/nogpu" >"$OUT/nogpu.out" 2>&1
-	rc=$?
-	if [ $rc = 77 ] && grep -q '^cuda-probe  *SKIP no CUDA driver' "$OUT/nogpu/summary.txt" &&
-		tail -n1 "$OUT/nogpu.out" | grep -q 'exit 77'; then
-		ok "with no GPU here, run exits 77 and says why"
-	else
-		not_ok "with no GPU here, run exited $rc, not 77" "$OUT/nogpu.out"
-	fi
+	expect_exit nogpu 77 '^cuda-probe  *SKIP no CUDA driver' \
+		"with no GPU here, run exits 77 and says why" env -u GPUAR_CUDA_LIBRARY
 fi
-
-GPUAR_CUDA_LIBRARY=$DOUBLE GPUAR_FAKE_CUDA_NO_DEVICE=1 \
-	"$BUNDLE/run" "$OUT/nodevice" >"$OUT/nodevice.out" 2>&1
-rc=$?
-if [ $rc = 77 ] && grep -q 'CUDA_ERROR_NO_DEVICE' "$OUT/nodevice/summary.txt"; then
-	ok "a driver that finds no device: run exits 77"
-else
-	not_ok "a driver that finds no device: run exited $rc, not 77" "$OUT/nodevice.out"
-fi
+expect_exit nodevice 77 'CUDA_ERROR_NO_DEVICE' "a driver that finds no device: run exits 77" \
+	env GPUAR_CUDA_LIBRARY="$DOUBLE" GPUAR_FAKE_CUDA_NO_DEVICE=1
 
 # ------------------------------------------------------ the test double
 run=$OUT/double
@@ -103,12 +105,7 @@ else
 fi
 
 # ------------------------------------------------------ a spent budget
-GPUAR_CUDA_LIBRARY=$DOUBLE GPU_BUNDLE_QUICK=1 GPU_BUNDLE_BUDGET_S=0 \
-	"$BUNDLE/run" "$OUT/nobudget" >"$OUT/nobudget.out" 2>&1
-rc=$?
-if [ $rc = 1 ] && grep -q "^env  *FAIL not run: the run's 0 s budget was spent" "$OUT/nobudget/summary.txt"; then
-	ok "steps the budget leaves no time for fail (exit 1)"
-else
-	not_ok "a spent budget: run exited $rc, not 1" "$OUT/nobudget.out"
-fi
+expect_exit nobudget 1 "^env  *FAIL not run: the run's 0 s budget was spent" \
+	"steps the budget leaves no time for fail (exit 1)" \
+	env GPUAR_CUDA_LIBRARY="$DOUBLE" GPU_BUNDLE_QUICK=1 GPU_BUNDLE_BUDGET_S=0
 exit $FAILED

@@ -52,7 +52,7 @@ static bool expect(bool ok, const char *what)
 
 int main(int argc, char **argv)
 {
-	struct gpuar_port_options po = {};
+	uint32_t engine = GPUAR_ENGINE_USER;
 	struct gpuar_plan plan = {};
 	struct gpuar_vendor_completion comp = {};
 	struct gpuar_cuda *cu;
@@ -67,11 +67,9 @@ int main(int argc, char **argv)
 	bool ok = true;
 	int n, rc;
 
-	po.engine = GPUAR_ENGINE_USER;
-	po.flags = GPUAR_PORT_STRICT;
 	for (int i = 1; i < argc; i++) {
 		if (!std::strcmp(argv[i], "--engine") && i + 1 < argc &&
-		    gpucheck_engine(argv[i + 1], &po.engine)) {
+		    gpucheck_engine(argv[i + 1], &engine)) {
 			i++;
 		} else if (!std::strcmp(argv[i], "--backstop-us") && i + 1 < argc) {
 			backstop_us = std::strtoul(argv[++i], nullptr, 0);
@@ -89,12 +87,7 @@ int main(int argc, char **argv)
 		      backstop_us);
 	if (gpuar_plan_from_text(text, &plan, &d))
 		gpucheck_die("plan", &d);
-	if (gpuar_cuda_open(&cu, 0, &d))
-		gpucheck_die("gpuar_cuda_open", &d);
-	if (gpuar_port_open(&port, &po, &d))
-		gpucheck_die("gpuar_port_open", &d);
-	if (gpuar_cuda_line_alloc(cu, port, &line, &d))
-		gpucheck_die("gpuar_cuda_line_alloc", &d);
+	gpucheck_open(engine, &cu, &port, &line);
 
 	t0 = gpuar_now_ns();
 	run_then_store_through<<<1, 1, 0, s>>>((uint64_t *)UNMAPPED_ADDRESS,

@@ -64,4 +64,25 @@ static inline void gpucheck_device(void)
 	CHECK_CUDA(cudaFree(nullptr));	/* create the primary context */
 }
 
+/*
+ * What the programs await with: device 0 through gpuar, a port of
+ * @engine (strict: never the other engine instead) and one line on it.
+ */
+static inline void gpucheck_open(uint32_t engine, struct gpuar_cuda **cu,
+				 struct gpuar_port **port,
+				 struct gpuar_vendor_line **line)
+{
+	struct gpuar_port_options po = {};
+	struct gpuar_error d;
+
+	po.engine = engine;
+	po.flags = GPUAR_PORT_STRICT;
+	if (gpuar_cuda_open(cu, 0, &d))
+		gpucheck_die("gpuar_cuda_open", &d);
+	if (gpuar_port_open(port, &po, &d))
+		gpucheck_die("gpuar_port_open", &d);
+	if (gpuar_cuda_line_alloc(*cu, *port, line, &d))
+		gpucheck_die("gpuar_cuda_line_alloc", &d);
+}
+
 #endif

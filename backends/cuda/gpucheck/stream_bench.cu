@@ -124,19 +124,17 @@ int main(int argc, char **argv)
 		  "flag:park_us=50,backstop_us=100000+predict:margin_us=150,"
 		  "min_sleep_us=20,max_sleep_us=50000,window=8" },
 	};
-	struct gpuar_port_options po = {};
 	struct gpuar_error d;
 	struct ctx c = {};
+	uint32_t engine = GPUAR_ENGINE_USER;
 	int kernel_us = 1000, iters = 200, reps = 5, clock_khz = 0;
 	cudaEvent_t e0, e1;
 	float ms = 0;
 	std::vector<float> kernel_ms;
 
-	po.engine = GPUAR_ENGINE_USER;
-	po.flags = GPUAR_PORT_STRICT;
 	for (int i = 1; i < argc; i++) {
 		if (!std::strcmp(argv[i], "--engine") && i + 1 < argc &&
-		    gpucheck_engine(argv[i + 1], &po.engine))
+		    gpucheck_engine(argv[i + 1], &engine))
 			i++;
 		else if (!std::strcmp(argv[i], "--kernel-us") && i + 1 < argc)
 			kernel_us = std::atoi(argv[++i]);
@@ -154,12 +152,7 @@ int main(int argc, char **argv)
 	CHECK_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
 	CHECK_CUDA(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
 	c.cycles = (long long)kernel_us * clock_khz / 1000;
-	if (gpuar_cuda_open(&c.cu, 0, &d))
-		gpucheck_die("gpuar_cuda_open", &d);
-	if (gpuar_port_open(&c.port, &po, &d))
-		gpucheck_die("gpuar_port_open", &d);
-	if (gpuar_cuda_line_alloc(c.cu, c.port, &c.line, &d))
-		gpucheck_die("line", &d);
+	gpucheck_open(engine, &c.cu, &c.port, &c.line);
 	if (gpuar_waiter_new(&c.waiter, nullptr))
 		gpucheck_die("waiter", nullptr);
 

@@ -85,7 +85,7 @@ static void see_word(struct gpuar_cuda *cu, struct gpuar_port *port,
 
 int main(int argc, char **argv)
 {
-	struct gpuar_port_options po = {};
+	uint32_t engine = GPUAR_ENGINE_USER;
 	struct gpuar_plan plan = {};
 	struct gpuar_cuda *cu;
 	struct gpuar_port *port;
@@ -98,11 +98,9 @@ int main(int argc, char **argv)
 	uint32_t rounds = 200;
 	cudaStream_t s;
 
-	po.engine = GPUAR_ENGINE_USER;
-	po.flags = GPUAR_PORT_STRICT;
 	for (int i = 1; i < argc; i++) {
 		if (!std::strcmp(argv[i], "--engine") && i + 1 < argc &&
-		    gpucheck_engine(argv[i + 1], &po.engine)) {
+		    gpucheck_engine(argv[i + 1], &engine)) {
 			i++;
 		} else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
 			rounds = (uint32_t)std::strtoul(argv[++i], nullptr, 0);
@@ -120,12 +118,7 @@ int main(int argc, char **argv)
 	CHECK_CUDA(cudaMalloc(&bufs[1].device, bytes));
 	if (gpuar_plan_from_text("flag:park_us=50,backstop_us=100000", &plan, &d))
 		gpucheck_die("plan", &d);
-	if (gpuar_cuda_open(&cu, 0, &d))
-		gpucheck_die("gpuar_cuda_open", &d);
-	if (gpuar_port_open(&port, &po, &d))
-		gpucheck_die("gpuar_port_open", &d);
-	if (gpuar_cuda_line_alloc(cu, port, &line, &d))
-		gpucheck_die("gpuar_cuda_line_alloc", &d);
+	gpucheck_open(engine, &cu, &port, &line);
 
 	for (uint32_t r = 1; r <= rounds; r++) {
 		for (struct results &b : bufs) {
