@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # make gpu-bundle: everything a GPU machine needs to check gpuar, built
 # here, in one directory ($(GPU_BUNDLE), under 64 MiB) that needs there
-# only the NVIDIA driver, bash and coreutils: no compiler, no packages.
+# only the NVIDIA driver, bash, coreutils, sed and grep: no compiler, no
+# packages.
 # `$(GPU_BUNDLE)/run OUTDIR` runs the check (tools/gpu-bundle/run says
 # what it does). make check-gpu-bundle proves the run here, without a
 # GPU, against the CUDA test double (tools/gpu-bundle/check-gpu-bundle.sh).
