@@ -98,10 +98,9 @@ backends-decl-check: $(BACKEND_DECL_CHECKS)
 ALL_TARGETS += backends-decl-check
 CHECK_UNIT_TARGETS += backends-decl-check
 
-# ------------------------------------------------------- gpu-check parts
-# The HIP probe tools/gpu-check runs on AMD machines; make check runs it
-# against the HIP double. The no-GPU path of tools/gpu-check is tested
-# where there is no GPU.
+# ------------------------------------------------------------- HIP probe
+# The HIP probe the GPU bundle (tools/gpu-bundle) runs on AMD machines;
+# make check runs it against the HIP double.
 HIP_PROBE := $(BUILD)/backends/hip/gpucheck/hip_probe
 # lib/lib.mk's $(LIB_A), named here because this file is read before it.
 BACKEND_LIB_A := $(BUILD)/lib/libgpuar.a
@@ -116,15 +115,8 @@ check-hip-probe: $(HIP_PROBE) $(DOUBLE_HIP)
 		{ cat $(BUILD)/backends/hip/gpucheck/probe.txt; \
 		  echo "not ok - hip_probe against the HIP test double"; exit 1; }
 
-check-gpu-check-nogpu:
-	@selftests/doubles/test-gpu-check-nogpu.sh $(abspath $(BUILD))/gpu-check-nogpu
-
-# The real-GPU check (tools/gpu-check); not part of make check.
-check-gpu:
-	@tools/gpu-check
-
-.PHONY: check-hip-probe check-gpu-check-nogpu check-gpu
-CHECK_UNIT_TARGETS += check-hip-probe check-gpu-check-nogpu
+.PHONY: check-hip-probe
+CHECK_UNIT_TARGETS += check-hip-probe
 
 # ---------------------------------------------------------------- install
 install-backend-headers: $(BACKEND_HEADERS)

@@ -90,6 +90,7 @@ step() {
 step build $MAKE -j2 all
 step unit $MAKE -j2 check-unit
 step sanitize $MAKE -j2 check-sanitize
+step gpu-bundle $MAKE -j2 check-gpu-bundle
 step fuzz $MAKE check-fuzz
 step kmod-lint $MAKE check-kmod-lint
 step dkms $MAKE check-dkms

@@ -7,8 +7,8 @@
  * source. The shared cases are in selftests/doubles/vendor_cases.h.
  *
  * With GPUAR_TEST_REAL_DRIVER=1 and GPUAR_CUDA_LIBRARY=libcuda.so.1
- * (tools/gpu-check) the same cases run against the real driver on device
- * 0: work is a PTX spin kernel on %globaltimer, a fault is a PTX trap,
+ * (the GPU bundle's run) the same cases run against the real driver on
+ * device 0: work is a PTX spin kernel on %globaltimer, a fault is a PTX trap,
  * capture is cuStreamBeginCapture; the cases that need the double's
  * controls (hidden entry points, counters) are left out, and those that
  * need a second device pass without checking where there is one device

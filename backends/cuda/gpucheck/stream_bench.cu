@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * CUDA stream benchmark for tools/gpu-check: a spin kernel of known
- * duration (clock64 with __nanosleep), then one wait for it, per
- * strategy, side by side in one run. Built on the GPU machine with its
- * nvcc for its architecture; it links libgpuar.a (CUDA backend included).
+ * CUDA stream benchmark for the GPU bundle (make gpu-bundle): a spin
+ * kernel of known duration (clock64 with __nanosleep), then one wait for
+ * it, per strategy, side by side in one run. Built with nvcc where the
+ * bundle is built; it links libgpuar.so (CUDA backend included).
  *
  * Reported per strategy (medians over --reps repetitions of --iters
  * waits): the wait's overhead past the kernel (wall time from launch to
@@ -13,27 +13,13 @@
  *
  *   cuda-stream-bench [--engine user|kernel] [--kernel-us N] [--iters N]
  *                     [--reps N]
+ * Exit 0, 1 a CUDA or gpuar call failed, 2 usage, 77 no CUDA device.
  */
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <vector>
 
-#include <cuda_runtime.h>
-
-#include <gpuar/cuda.h>
-
-#define CHECK_CUDA(call)                                                  \
-	do {                                                              \
-		cudaError_t e_ = (call);                                  \
-		if (e_ != cudaSuccess) {                                  \
-			std::fprintf(stderr, "%s: %s\n", #call,           \
-				     cudaGetErrorString(e_));             \
-			std::exit(1);                                     \
-		}                                                         \
-	} while (0)
+#include "gpucheck.h"
 
 __global__ void spin_kernel(long long cycles)
 {
@@ -72,12 +58,6 @@ struct strategy {
 	const char *plan;
 };
 
-static void die(const char *what, const struct gpuar_error *d)
-{
-	std::fprintf(stderr, "%s: %s\n", what, d ? d->message : "");
-	std::exit(1);
-}
-
 /* One wait of one strategy; returns the time it saw the work done. */
 static uint64_t one_wait(struct ctx *c, const struct strategy *s,
 			 const struct gpuar_plan *plan, uint64_t point)
@@ -98,7 +78,7 @@ static uint64_t one_wait(struct ctx *c, const struct strategy *s,
 		const uint64_t *w = &gpuar_vendor_line_words(c->line)[0];
 
 		if (gpuar_cuda_record(c->line, 0, c->stream, &target, &d))
-			die("record", &d);
+			gpucheck_die("record", &d);
 		while ((int64_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) - target) < 0)
 			;
 		break;
@@ -108,10 +88,10 @@ static uint64_t one_wait(struct ctx *c, const struct strategy *s,
 
 		if (gpuar_cuda_await(c->line, 0, c->stream, plan, point, ++c->seq,
 				     &target, &d))
-			die("await", &d);
+			gpucheck_die("await", &d);
 		if (gpuar_cuda_reap(c->cu, c->port, &comp, 1, -1, &d) != 1 ||
 		    comp.record.status)
-			die("reap", &d);
+			gpucheck_die("reap", &d);
 		break;
 	}
 	case WAIT_DRIVER: {
@@ -119,9 +99,9 @@ static uint64_t one_wait(struct ctx *c, const struct strategy *s,
 		struct gpuar_record rec;
 
 		if (gpuar_cuda_source_init(&src, c->line, 1, c->stream, &d))
-			die("source", &d);
+			gpucheck_die("source", &d);
 		if (gpuar_cuda_wait(c->waiter, &src, plan, point, ++c->seq, &rec, &d))
-			die("wait", &d);
+			gpucheck_die("wait", &d);
 		break;
 	}
 	}
@@ -144,20 +124,18 @@ int main(int argc, char **argv)
 		  "flag:park_us=50,backstop_us=100000+predict:margin_us=150,"
 		  "min_sleep_us=20,max_sleep_us=50000,window=8" },
 	};
-	struct gpuar_port_options po = {};
 	struct gpuar_error d;
 	struct ctx c = {};
+	uint32_t engine = GPUAR_ENGINE_USER;
 	int kernel_us = 1000, iters = 200, reps = 5, clock_khz = 0;
 	cudaEvent_t e0, e1;
 	float ms = 0;
 	std::vector<float> kernel_ms;
 
-	po.engine = GPUAR_ENGINE_USER;
-	po.flags = GPUAR_PORT_STRICT;
 	for (int i = 1; i < argc; i++) {
-		if (!std::strcmp(argv[i], "--engine") && i + 1 < argc)
-			po.engine = !std::strcmp(argv[++i], "kernel") ?
-				    GPUAR_ENGINE_KERNEL : GPUAR_ENGINE_USER;
+		if (!std::strcmp(argv[i], "--engine") && i + 1 < argc &&
+		    gpucheck_engine(argv[i + 1], &engine))
+			i++;
 		else if (!std::strcmp(argv[i], "--kernel-us") && i + 1 < argc)
 			kernel_us = std::atoi(argv[++i]);
 		else if (!std::strcmp(argv[i], "--iters") && i + 1 < argc)
@@ -170,19 +148,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	CHECK_CUDA(cudaSetDevice(0));
-	CHECK_CUDA(cudaFree(nullptr));	/* create the primary context */
+	gpucheck_device();
 	CHECK_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
 	CHECK_CUDA(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
 	c.cycles = (long long)kernel_us * clock_khz / 1000;
-	if (gpuar_cuda_open(&c.cu, 0, &d))
-		die("gpuar_cuda_open", &d);
-	if (gpuar_port_open(&c.port, &po, &d))
-		die("gpuar_port_open", &d);
-	if (gpuar_cuda_line_alloc(c.cu, c.port, &c.line, &d))
-		die("line", &d);
+	gpucheck_open(engine, &c.cu, &c.port, &c.line);
 	if (gpuar_waiter_new(&c.waiter, nullptr))
-		die("waiter", nullptr);
+		gpucheck_die("waiter", nullptr);
 
 	/* The kernel's real duration (clock64 runs at the SM clock). */
 	CHECK_CUDA(cudaEventCreate(&e0));
@@ -210,7 +182,7 @@ int main(int argc, char **argv)
 		std::vector<double> over, cpu;
 
 		if (s->plan && gpuar_plan_from_text(s->plan, &plan, &d))
-			die("plan", &d);
+			gpucheck_die("plan", &d);
 		for (int r = 0; r < reps; r++) {
 			uint64_t c0 = thread_cpu_ns();
 
@@ -230,7 +202,7 @@ int main(int argc, char **argv)
 	}
 	CHECK_CUDA(cudaStreamSynchronize(c.stream));
 	if (gpuar_cuda_line_free(c.line, 5000000000ull, &d))
-		die("line free", &d);
+		gpucheck_die("line free", &d);
 	gpuar_waiter_free(c.waiter);
 	gpuar_port_close(c.port);
 	gpuar_cuda_close(c.cu);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * hip_probe: await a HIP stream through a gpuar port under each plan, on
- * the machine's real HIP runtime (tools/gpu-check runs it where an AMD GPU
- * is present; make check runs it against the HIP test double).
+ * the machine's real HIP runtime (the GPU bundle's run runs it where an AMD
+ * GPU is present; make check runs it against the HIP test double).
  *
  * No kernel compiler is needed: the stream's "work" is a
  * hipStreamWaitValue64 on a gate word that a host thread stores 20 ms
