@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # libgpuar: shared (soname libgpuar.so.$(SOVERSION)) and static, both
 # carrying the shared core, the soft and DRM backends.
-LIB_SRCS := lib/error.c lib/plan_api.c lib/wstep.c lib/port.c \
+LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/wstep.c lib/port.c \
 	lib/port_kernel.c lib/port_user.c lib/clock.c lib/vclock.c \
 	lib/hwwait.c lib/hwwait_arm64.c lib/source.c lib/wait.c lib/caps.c \
 	lib/exec.c lib/uring.c lib/uring_host.c backends/soft/soft.c backends/drm/sync_file.c \
