@@ -29,9 +29,13 @@ $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
+# lib/libgpuar.map versions every exported function (GPUAR_1.0) and keeps
+# the rest local, behind -fvisibility=hidden.
+$(LIB_SO): $(LIB_OBJS) lib/libgpuar.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libgpuar.so.$(SOVERSION) $(LDFLAGS_ALL) -o $@ $^ $(LIB_LDLIBS)
+	$(CC) -shared -Wl,-soname,libgpuar.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libgpuar.map $(LDFLAGS_ALL) -o $@ \
+		$(LIB_OBJS) $(LIB_LDLIBS)
 	ln -sf libgpuar.so.$(VERSION) $(BUILD)/lib/libgpuar.so.$(SOVERSION)
 	ln -sf libgpuar.so.$(SOVERSION) $(BUILD)/lib/libgpuar.so
 
@@ -73,7 +77,7 @@ uninstall-lib:
 INSTALL_TARGETS += install-lib
 
 # check-lib-symbols: libgpuar.so exports exactly the functions of its
-# installed headers (lib/check-symbols.sh).
+# installed headers, each at version GPUAR_1.0 (lib/check-symbols.sh).
 .PHONY: check-lib-symbols
 check-lib-symbols: $(LIB_SO)
 	@lib/check-symbols.sh $(LIB_SO) $(LIB_PUBLIC_HEADERS)
