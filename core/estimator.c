@@ -243,7 +243,7 @@ struct gpuar_est_entry *gpuar_est_table_get(struct gpuar_est_table *tab,
 	if (tab->used >= tab->limit)
 		return NULL;
 	e->point = point;
-	for (i = 0; i < GPUAR_OUTCOME_COUNT; i++)
+	for (i = 0; i < GPUAR_OUTCOME_SLOTS; i++)
 		e->outcomes[i] = 0;
 	gpuar_est_init(&e->est, window);
 	e->used = true;

@@ -98,7 +98,8 @@ u64 gpuar_est_early_wake_ns(u64 sleep_ns, u64 wakelat_ns);
  */
 struct gpuar_est_entry {
 	u64 point;
-	u64 outcomes[GPUAR_OUTCOME_COUNT];	/* waits ended, by outcome */
+	/* Waits ended, by outcome: the statistics' fixed array, copied whole. */
+	u64 outcomes[GPUAR_OUTCOME_SLOTS];
 	struct gpuar_est est;
 	bool used;
 };

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	if (err.code != GPUAR_OK)
 		printf("note: %s\n", err.message);
 	opts.kind = kind;
-	if (gpuar_exec_new(&ex, &opts) < 0 || gpuar_soft_producer_new(&device) < 0)
+	if (gpuar_exec_new(&ex, &opts, NULL) < 0 || gpuar_soft_producer_new(&device) < 0)
 		return 1;
 	start = gpuar_now_ns();
 	gpuar_soft_store_after(device, &word, 1, 30000000);	/* GPU: 30 ms */

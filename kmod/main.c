@@ -38,10 +38,10 @@ static long gpuar_dev_ioctl(struct file *file, unsigned int cmd,
 {
 	void __user *uarg = (void __user *)arg;
 
-	switch (GPUAR_IOC_BASE(cmd)) {
-	case GPUAR_IOC_BASE(GPUAR_IOC_VERSION):
+	switch (cmd) {
+	case GPUAR_IOC_VERSION:
 		return gpuar_version_ioctl(uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_PORT_CREATE):
+	case GPUAR_IOC_PORT_CREATE:
 		return gpuar_port_create(uarg);
 	}
 	return -ENOTTY;

@@ -40,20 +40,20 @@ static long gpuar_port_ioctl(struct file *file, unsigned int cmd,
 	struct gpuar_port *port = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	switch (GPUAR_IOC_BASE(cmd)) {
-	case GPUAR_IOC_BASE(GPUAR_IOC_LINE_REGISTER):
+	switch (cmd) {
+	case GPUAR_IOC_LINE_REGISTER:
 		return gpuar_line_register_ioctl(port, uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_LINE_UNREGISTER):
+	case GPUAR_IOC_LINE_UNREGISTER:
 		return gpuar_line_unregister_ioctl(port, uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_SUBMIT_WORD):
+	case GPUAR_IOC_SUBMIT_WORD:
 		return gpuar_submit_word_ioctl(port, uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_SUBMIT_FENCE):
+	case GPUAR_IOC_SUBMIT_FENCE:
 		return gpuar_submit_fence_ioctl(port, uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_CANCEL):
+	case GPUAR_IOC_CANCEL:
 		return gpuar_cancel_ioctl(port, uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_PORT_STATS):
+	case GPUAR_IOC_PORT_STATS:
 		return gpuar_port_stats_ioctl(port, uarg);
-	case GPUAR_IOC_BASE(GPUAR_IOC_POINT_STATS):
+	case GPUAR_IOC_POINT_STATS:
 		return gpuar_point_stats_ioctl(port, uarg);
 	}
 	return -ENOTTY;
@@ -178,7 +178,8 @@ int gpuar_port_create(const void __user *uarg)
 	user = gpuar_user_get();
 	if (IS_ERR(user))
 		return PTR_ERR(user);
-	port = gpuar_port_alloc(pc.record_version ?: GPUAR_RECORD_VERSION_MAX);
+	/* 0 is version 1 forever: a caller that names none predates v2. */
+	port = gpuar_port_alloc(pc.record_version ?: GPUAR_RECORD_VERSION_1);
 	if (!port) {
 		gpuar_user_put(user);
 		return -ENOMEM;

@@ -38,7 +38,7 @@ static void gpuar_port_stats_fill(struct gpuar_port *port,
 
 	spin_lock_irq(&port->lock);
 	st->submitted = c->submitted;
-	memcpy(st->outcomes, c->outcomes, sizeof(st->outcomes));
+	memcpy(st->outcomes, c->outcomes, sizeof(c->outcomes));
 	st->checks = c->checks;
 	st->sleeps = c->sleeps;
 	st->timer_fires = c->timer_fires;

@@ -8,7 +8,9 @@
 # built with -fvisibility=hidden) becomes ABI by accident.
 #
 # The public functions are what the compiler itself lists as declared in
-# the headers (gcc -aux-info), not a second hand-kept list.
+# the headers (gcc -aux-info), not a second hand-kept list. Every exported
+# function must also carry the symbol version GPUAR_1.0 (lib/libgpuar.map):
+# one left unversioned or at another node is not the frozen 1.0 ABI.
 #
 # usage: check-symbols.sh LIBRARY.so HEADER...
 set -eu
@@ -33,9 +35,12 @@ sed -nE 's|^/\* ([^:]+):[0-9]+:[^*]*\*/ *(.*[ *])?([a-z_0-9]+) \(.*|\1 \3|p' \
 while read -r path name; do
 	grep -qxF "$(readlink -f "$path")" "$tmp/headers" && echo "$name"
 done <"$tmp/decls" | sort -u >"$tmp/public"
-# Defined dynamic symbols, without the toolchain's own (leading _).
-nm -D --defined-only "$so" | awk '{ print $3 }' | grep -v '^_' |
-	sort -u >"$tmp/exported"
+# Defined dynamic symbols as "name@@VERSION", without the version nodes
+# themselves (type A) and the toolchain's own (leading _).
+nm -D --defined-only --with-symbol-versions "$so" |
+	awk '$2 != "A" { print $3 }' | grep -v '^_' | sort -u >"$tmp/versioned"
+sed 's/@.*//' "$tmp/versioned" | sort -u >"$tmp/exported"
+grep -v '@@GPUAR_1\.0$' "$tmp/versioned" >"$tmp/unversioned" || true
 
 n=$(wc -l <"$tmp/public")
 [ "$n" -gt 0 ] || { echo "not ok - check-lib-symbols: no functions found in $*"; exit 1; }
@@ -47,4 +52,9 @@ if [ -n "$missing$extra" ]; then
 	echo "not ok - check-lib-symbols: $(basename "$so") does not export exactly its $n public functions"
 	exit 1
 fi
-echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare"
+if [ -s "$tmp/unversioned" ]; then
+	echo "# exported but not at version GPUAR_1.0 (lib/libgpuar.map):" $(cat "$tmp/unversioned")
+	echo "not ok - check-lib-symbols: $(basename "$so") has functions outside GPUAR_1.0"
+	exit 1
+fi
+echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare, each at GPUAR_1.0"

@@ -30,22 +30,35 @@ struct gpuar_task {
 };
 
 GPUAR_EXPORT int gpuar_exec_new(struct gpuar_exec **out,
-				const struct gpuar_exec_options *opts)
+				const struct gpuar_exec_options *opts,
+				struct gpuar_error *diag)
 {
+	struct gpuar_exec_options o;
+	const char *args[2] = { "gpuar_exec_options.kind", "unknown executor" };
 	struct gpuar_exec *ex;
 	int ret;
 
-	if (!out || !opts || !gpuar_exec_kind_name(opts->kind))
-		return -EINVAL;
+	gpuar_diag_clear(diag);
+	if (!out || !opts) {
+		args[0] = out ? "opts" : "exec";
+		args[1] = "must not be NULL";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
 	*out = NULL;
+	ret = GPUAR_OPTIONS_IN(&o, opts, GPUAR_EXEC_OPTIONS_SIZE_1_0,
+			       "gpuar_exec_options", diag);
+	if (ret)
+		return ret;
+	if (!gpuar_exec_kind_name(o.kind))
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	ex = calloc(1, sizeof(*ex));
 	if (!ex)
 		return -ENOMEM;
-	ex->kind = opts->kind;
-	ex->park_bound_ns = opts->park_bound_ns ? opts->park_bound_ns :
+	ex->kind = o.kind;
+	ex->park_bound_ns = o.park_bound_ns ? o.park_bound_ns :
 			    DEFAULT_PARK_BOUND_NS;
-	ex->clock = opts->clock ? opts->clock : gpuar_clock_monotonic();
-	if (ex->kind == GPUAR_EXEC_IO_URING && !opts->clock) {
+	ex->clock = o.clock ? o.clock : gpuar_clock_monotonic();
+	if (ex->kind == GPUAR_EXEC_IO_URING && !o.clock) {
 		ret = gpuar_uring_clock_init(ex);
 		if (ret) {
 			free(ex);

@@ -55,6 +55,36 @@ void gpuar_slack_restore(int old);
  */
 int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
 
+/*
+ * Caller-sized structs (lib/sized.c). gpuar_options_in copies the caller's
+ * options @src (a struct whose first member is its u32 size; 0 means
+ * @v1_size) into @dst, @known bytes zero-filled, and checks @dst's
+ * reserved fields: -EINVAL below @v1_size or for a non-zero reserved[i],
+ * -E2BIG for a larger struct whose tail this library does not know is
+ * not zero, each with GPUAR_E_INVALID_ARGUMENT in *@diag naming @type's
+ * field. GPUAR_OPTIONS_IN is the call for a local @dst of the caller's
+ * type. gpuar_sized_out writes @src (@known bytes) into the caller's
+ * @dst as far as its size reaches (-EINVAL/-E2BIG as above), zeroing the
+ * rest of a larger struct, and keeps its size field.
+ */
+int gpuar_options_in(void *dst, size_t known, size_t v1_size, const void *src,
+		     const uint32_t *reserved, size_t nreserved,
+		     const char *type, struct gpuar_error *diag);
+#define GPUAR_OPTIONS_IN(dst, src, v1_size, type, diag)			\
+	gpuar_options_in((dst), sizeof(*(dst)), (v1_size), (src),		\
+			 (dst)->reserved,					\
+			 sizeof((dst)->reserved) / sizeof((dst)->reserved[0]),	\
+			 (type), (diag))
+int gpuar_sized_out(void *dst, const void *src, size_t known, size_t v1_size);
+
+/*
+ * The 1.0 sizes of the library's option structs, which size 0 stands for.
+ * When a struct grows, its constant becomes the number it measures today.
+ */
+#define GPUAR_PORT_OPTIONS_SIZE_1_0 sizeof(struct gpuar_port_options)
+#define GPUAR_EXEC_OPTIONS_SIZE_1_0 sizeof(struct gpuar_exec_options)
+#define GPUAR_WAITER_OPTIONS_SIZE_1_0 sizeof(struct gpuar_waiter_options)
+
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # libgpuar: shared (soname libgpuar.so.$(SOVERSION)) and static, both
 # carrying the shared core, the soft and DRM backends.
-LIB_SRCS := lib/error.c lib/plan_api.c lib/port.c lib/fdwait.c \
+LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/port.c lib/fdwait.c \
 	lib/port_kernel.c lib/engine_user.c lib/user_lines.c lib/user_fence.c \
 	lib/user_queue.c lib/user_timer.c lib/user_reap.c lib/user_watcher.c \
 	lib/clock.c lib/vclock.c lib/hwwait.c lib/hwwait_arm64.c lib/source.c \
@@ -30,9 +30,13 @@ $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
+# lib/libgpuar.map versions every exported function (GPUAR_1.0) and keeps
+# the rest local, behind -fvisibility=hidden.
+$(LIB_SO): $(LIB_OBJS) lib/libgpuar.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libgpuar.so.$(SOVERSION) $(LDFLAGS_ALL) -o $@ $^ $(LIB_LDLIBS)
+	$(CC) -shared -Wl,-soname,libgpuar.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libgpuar.map $(LDFLAGS_ALL) -o $@ \
+		$(LIB_OBJS) $(LIB_LDLIBS)
 	ln -sf libgpuar.so.$(VERSION) $(BUILD)/lib/libgpuar.so.$(SOVERSION)
 	ln -sf libgpuar.so.$(SOVERSION) $(BUILD)/lib/libgpuar.so
 
@@ -74,7 +78,7 @@ uninstall-lib:
 INSTALL_TARGETS += install-lib
 
 # check-lib-symbols: libgpuar.so exports exactly the functions of its
-# installed headers (lib/check-symbols.sh).
+# installed headers, each at version GPUAR_1.0 (lib/check-symbols.sh).
 .PHONY: check-lib-symbols
 check-lib-symbols: $(LIB_SO)
 	@lib/check-symbols.sh $(LIB_SO) $(LIB_PUBLIC_HEADERS)

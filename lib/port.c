@@ -76,8 +76,10 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
 	*port = NULL;
-	if (opts)
-		o = *opts;
+	ret = opts ? GPUAR_OPTIONS_IN(&o, opts, GPUAR_PORT_OPTIONS_SIZE_1_0,
+				      "gpuar_port_options", diag) : 0;
+	if (ret)
+		return ret;
 	if (o.engine > GPUAR_ENGINE_USER || (o.flags & ~PORT_KNOWN_FLAGS)) {
 		args[0] = o.engine > GPUAR_ENGINE_USER ? "engine" : "flags";
 		args[1] = "unknown value";
@@ -305,15 +307,28 @@ GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)
 GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
 				  struct gpuar_port_stats *stats)
 {
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	int ret;
+
 	if (!port || !stats)
 		return -EINVAL;
-	return port->ops->stats(port, stats);
+	ret = port->ops->stats(port, &st);
+	if (ret)
+		return ret;
+	return gpuar_sized_out(stats, &st, sizeof(st), GPUAR_PORT_STATS_SIZE_VER1);
 }
 
 GPUAR_EXPORT int gpuar_point_stats(struct gpuar_port *port,
 				   struct gpuar_point_stats *stats)
 {
+	struct gpuar_point_stats ps = { .size = sizeof(ps) };
+	int ret;
+
 	if (!port || !stats)
 		return -EINVAL;
-	return port->ops->point_stats(port, stats);
+	ps.point = stats->point;
+	ret = port->ops->point_stats(port, &ps);
+	if (ret)
+		return ret;
+	return gpuar_sized_out(stats, &ps, sizeof(ps), GPUAR_POINT_STATS_SIZE_VER1);
 }

@@ -201,6 +201,21 @@ static const struct gpuar_engine_ops kernel_ops = {
 	.close = k_close,
 };
 
+/*
+ * The module's abi is the oldest ABI it is compatible with: one above what
+ * this library knows means the module broke it. Anything added since is a
+ * feature bit; this engine needs only word and fence waits (busy-read is
+ * the module's business, records version 1 are asked for by number).
+ */
+#define KERNEL_FEATURES_NEEDED (GPUAR_FEATURE_WORD_WAIT | GPUAR_FEATURE_FENCE_WAIT)
+
+static bool kernel_abi_usable(const struct gpuar_version *v)
+{
+	return v->abi >= 1 && v->abi <= GPUAR_ABI_VERSION &&
+	       v->record_max >= GPUAR_RECORD_VERSION_1 &&
+	       (v->features & KERNEL_FEATURES_NEEDED) == KERNEL_FEATURES_NEEDED;
+}
+
 int gpuar_port_kernel_open(struct gpuar_port *port,
 			   const struct gpuar_port_options *opts)
 {
@@ -210,6 +225,7 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 	struct gpuar_port_create c = {
 		.size = sizeof(c),
 		.flags = opts->flags & GPUAR_PORT_FLAGS_ALL,
+		.record_version = GPUAR_RECORD_VERSION_1,
 	};
 	int dev, fd;
 
@@ -217,7 +233,7 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 	if (dev < 0)
 		return -errno;
 	fd = xioctl(dev, GPUAR_IOC_VERSION, &v);
-	if (fd == 0 && v.abi != GPUAR_ABI_VERSION)
+	if (fd == 0 && !kernel_abi_usable(&v))
 		fd = -EPROTO;
 	if (fd == 0)
 		fd = xioctl(dev, GPUAR_IOC_PORT_CREATE, &c);

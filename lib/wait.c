@@ -39,21 +39,30 @@ struct gpuar_waiter {
 };
 
 GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
-				  const struct gpuar_waiter_options *opts)
+				  const struct gpuar_waiter_options *opts,
+				  struct gpuar_error *diag)
 {
 	struct gpuar_waiter_options o = { 0 };
+	const char *args[2] = { "waiter", "must not be NULL" };
 	struct gpuar_waiter *w;
 	u32 cap;
+	int ret;
 
+	gpuar_diag_clear(diag);
 	if (!out)
-		return -EINVAL;
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	*out = NULL;
-	if (opts)
-		o = *opts;
+	ret = opts ? GPUAR_OPTIONS_IN(&o, opts, GPUAR_WAITER_OPTIONS_SIZE_1_0,
+				      "gpuar_waiter_options", diag) : 0;
+	if (ret)
+		return ret;
 	if (!o.max_points)
 		o.max_points = WAITER_DEFAULT_MAX_POINTS;
-	if (o.max_points > WAITER_MAX_POINTS)
-		return -EINVAL;
+	if (o.max_points > WAITER_MAX_POINTS) {
+		args[0] = "gpuar_waiter_options.max_points";
+		args[1] = "above 16777216";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
 	cap = gpuar_est_table_cap(o.max_points);
 	w = calloc(1, sizeof(*w));
 	if (!w)

@@ -113,13 +113,16 @@ struct gpuar_task;
  */
 typedef int (*gpuar_task_fn)(struct gpuar_task *task, void *arg);
 
+/* Sized and reserved as struct gpuar_port_options (<gpuar/gpuar.h>). */
 struct gpuar_exec_options {
+	uint32_t size;			/* 0 or sizeof(struct gpuar_exec_options) */
 	uint32_t kind;			/* enum gpuar_exec_kind, resolved */
-	uint32_t pad;
 	const struct gpuar_clock *clock;	/* NULL: monotonic (or io_uring) */
 	uint64_t park_bound_ns;		/* longest single park; 0: 100 us */
+	uint32_t reserved[12];		/* must be zero */
 };
 
+/* Counters added later take reserved space, which reads zero until then. */
 struct gpuar_exec_stats {
 	uint64_t polls;		/* step calls */
 	uint64_t wakes;		/* tasks woken by a source or a deadline */
@@ -127,17 +130,20 @@ struct gpuar_exec_stats {
 	uint64_t parks;		/* idle parks on a source */
 	uint64_t idle_ns;	/* time spent sleeping and parking */
 	uint64_t uring_fallbacks;	/* io_uring ops refused, done otherwise */
+	uint64_t reserved[8];
 };
 
 /*
  * A new executor of @opts->kind (resolve it first with
  * gpuar_exec_resolve). GPUAR_EXEC_IO_URING sets up an io_uring whose
  * IORING_OP_TIMEOUT (absolute, ns) does the idle sleeps, unless a clock is
- * given. Errors: -EINVAL (kind), -ENOMEM, io_uring setup errors.
+ * given. Errors: -EINVAL (kind, options), -E2BIG (options), each with
+ * GPUAR_E_INVALID_ARGUMENT in *@diag; -ENOMEM, io_uring setup errors.
  * The executor belongs to one thread.
  */
 int gpuar_exec_new(struct gpuar_exec **exec,
-		   const struct gpuar_exec_options *opts);
+		   const struct gpuar_exec_options *opts,
+		   struct gpuar_error *diag);
 void gpuar_exec_free(struct gpuar_exec *exec);
 
 /* The executor's clock. */
@@ -211,6 +217,7 @@ struct gpuar_uring_host_stats {
 	uint64_t polls;		/* poll completions (user engine) */
 	uint64_t fallbacks;	/* ops refused and done otherwise */
 	uint64_t records;	/* records handed out */
+	uint64_t reserved[8];	/* later counters; zero until then */
 };
 
 /* Errors: -ENOMEM, io_uring_queue_init errors. Not thread-safe. */

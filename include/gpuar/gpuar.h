@@ -151,9 +151,21 @@ enum gpuar_engine {
  */
 #define GPUAR_PORT_WATCHER (1U << 17)
 
+/*
+ * Options structs (this one, struct gpuar_exec_options, struct
+ * gpuar_waiter_options) grow at the end, as the kernel's ioctl arguments
+ * do. size is 0 or sizeof() the struct the caller was compiled with: 0
+ * means the 1.0 layout, so a designated initializer that leaves it out
+ * keeps working. A larger (newer) struct is accepted while the options
+ * this library does not know are zero (else -E2BIG); a non-zero size
+ * below the 1.0 layout, or a non-zero reserved field, is -EINVAL. Each
+ * refusal is GPUAR_E_INVALID_ARGUMENT naming the field.
+ */
 struct gpuar_port_options {
+	uint32_t size;			/* 0 or sizeof(struct gpuar_port_options) */
 	uint32_t engine;		/* enum gpuar_engine */
 	uint32_t flags;			/* GPUAR_PORT_* */
+	uint32_t max_waits;		/* pending + unread waits (4096) */
 	const char *device_path;	/* NULL: GPUAR_DEVICE_PATH */
 	/*
 	 * User engine only, defaults (0) as the module's parameters of the
@@ -162,7 +174,7 @@ struct gpuar_port_options {
 	uint64_t poll_interval_ns;	/* check interval of "poll" plans (50 us) */
 	uint64_t poll_backstop_ns;	/* backstop of poll plans and flag plans
 					 * with backstop_us=0 (1 s) */
-	uint32_t max_waits;		/* pending + unread waits (4096) */
+	/* Limits, user engine only, as the module's parameters too. */
 	uint32_t max_lines;		/* (64) */
 	uint32_t max_points;		/* estimator points (64) */
 	/*
@@ -181,6 +193,7 @@ struct gpuar_port_options {
 	 * watcher thread runs the engine) and by non-blocking reaps.
 	 */
 	uint32_t busy_read_us;
+	uint32_t reserved[13];		/* must be zero */
 };
 
 #define GPUAR_BUSY_READ_MAX_US 100000U	/* as the module's parameter */
@@ -358,7 +371,11 @@ int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 /*
  * Port and per-point statistics (struct gpuar_port_stats and
  * struct gpuar_point_stats from <linux/gpuar.h>; set ->point before the
- * point call). Errors: -ENOENT for a point never used. Thread-safe.
+ * point call). Set ->size to sizeof() the struct (0 means its v1 size,
+ * GPUAR_*_STATS_SIZE_VER1): the library writes what the caller's size has
+ * room for, zeroes fields it does not know, and leaves ->size as it was.
+ * Errors: -ENOENT for a point never used, -EINVAL for a size below v1.
+ * Thread-safe.
  */
 int gpuar_port_stats(struct gpuar_port *port, struct gpuar_port_stats *stats);
 int gpuar_point_stats(struct gpuar_port *port, struct gpuar_point_stats *stats);

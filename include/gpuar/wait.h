@@ -31,29 +31,40 @@ extern "C" {
 
 struct gpuar_error;
 
+/* Sized and reserved as struct gpuar_port_options (<gpuar/gpuar.h>). */
 struct gpuar_waiter_options {
+	uint32_t size;				/* 0 or sizeof(struct gpuar_waiter_options) */
+	uint32_t max_points;			/* 0: 1024 */
 	const struct gpuar_clock *clock;	/* NULL: gpuar_clock_monotonic() */
 	uint64_t poll_interval_ns;		/* "poll" plans; 0: 50 us (floor 1 us) */
-	uint32_t max_points;			/* 0: 1024 */
-	uint32_t pad;
+	uint32_t reserved[12];			/* must be zero */
 };
 
-/* Counters of one waiter, over all its waits. */
+/*
+ * Counters of one waiter, over all its waits. outcomes has the kernel
+ * statistics' fixed GPUAR_OUTCOME_SLOTS; counters added later take
+ * reserved space, which reads zero until then.
+ */
 struct gpuar_waiter_stats {
 	uint64_t waits;
-	uint64_t outcomes[GPUAR_OUTCOME_COUNT];
 	uint64_t checks;
 	uint64_t sleeps;
 	uint64_t parks;
 	uint64_t status_queries;
 	uint64_t errors;
+	uint64_t outcomes[GPUAR_OUTCOME_SLOTS];	/* by enum gpuar_outcome */
+	uint64_t reserved[8];
 };
 
 struct gpuar_waiter;
 
-/* Errors: -ENOMEM, -EINVAL (options). Thread-safe. */
+/*
+ * @opts may be NULL (defaults). Errors: -ENOMEM, -EINVAL/-E2BIG (options,
+ * with GPUAR_E_INVALID_ARGUMENT in *@diag). Thread-safe.
+ */
 int gpuar_waiter_new(struct gpuar_waiter **waiter,
-		     const struct gpuar_waiter_options *opts);
+		     const struct gpuar_waiter_options *opts,
+		     struct gpuar_error *diag);
 void gpuar_waiter_free(struct gpuar_waiter *waiter);
 
 /*

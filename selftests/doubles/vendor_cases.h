@@ -737,7 +737,7 @@ START_TEST(wait_driver_source_each_plan)
 	struct gpuar_waiter *w;
 	void *s = V->stream_new(0);
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
 		struct gpuar_plan plan = vt_plan(plans[i]);
 		struct gpuar_vendor_source src;
@@ -767,7 +767,7 @@ START_TEST(wait_driver_source_reports_vendor_error)
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
 	void *s = V->stream_new(0);
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);

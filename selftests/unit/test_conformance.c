@@ -77,7 +77,7 @@ static void expect_refused(struct gpuar_port *p, struct gpuar_line *l,
 			   uint32_t index)
 {
 	struct gpuar_word_wait w[4];
-	struct gpuar_port_stats st;
+	struct gpuar_port_stats st = { .size = sizeof(st) };
 	uint32_t idx = 12345, i;
 
 	ck_assert_uint_le(n, 4);

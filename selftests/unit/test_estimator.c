@@ -425,7 +425,7 @@ START_TEST(table_get_adds_a_fresh_point_once)
 	ck_assert_uint_eq(e->point, 0xabc);
 	ck_assert_uint_eq(e->est.window, 8);
 	ck_assert_uint_eq(e->est.len, 0);
-	for (i = 0; i < GPUAR_OUTCOME_COUNT; i++)
+	for (i = 0; i < GPUAR_OUTCOME_SLOTS; i++)
 		ck_assert_uint_eq(e->outcomes[i], 0);
 	gpuar_est_exact(&e->est, 5 * US);
 	e->outcomes[GPUAR_OUTCOME_EXACT]++;

@@ -112,7 +112,7 @@ static uint64_t thread_cpu_ns(void)
 
 static struct gpuar_port_stats stats(struct fixture *f)
 {
-	struct gpuar_port_stats st;
+	struct gpuar_port_stats st = { .size = sizeof(st) };
 
 	ck_assert_int_eq(gpuar_port_stats(f->port, &st), 0);
 	return st;

@@ -26,7 +26,7 @@ static struct gpuar_exec *new_exec(enum gpuar_exec_kind kind, uint64_t park)
 
 	vc = gpuar_vclock_new(0);
 	o.clock = gpuar_vclock_clock(vc);
-	ck_assert_int_eq(gpuar_exec_new(&ex, &o), 0);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), 0);
 	return ex;
 }
 
@@ -306,7 +306,7 @@ START_TEST(fd_wait_wakes_the_task)
 	int fds[2];
 
 	ck_assert_int_eq(pipe(fds), 0);
-	ck_assert_int_eq(gpuar_exec_new(&ex, &o), 0);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), 0);
 	gpuar_exec_spawn(ex, fence_step, fds, NULL);
 	pthread_create(&th, NULL, write_later, &fds[1]);
 	ck_assert_int_eq(gpuar_exec_run(ex, NULL), 0);
@@ -342,7 +342,7 @@ START_TEST(io_uring_executor_idles_on_timeouts)
 		fprintf(stderr, "skip: io_uring not usable on this host\n");
 		return;
 	}
-	ck_assert_int_eq(gpuar_exec_new(&ex, &o), 0);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), 0);
 	gpuar_exec_spawn(ex, uring_timer_step, &at, NULL);
 	ck_assert_int_eq(gpuar_exec_run(ex, NULL), 0);
 	ck_assert_uint_ge(gpuar_now_ns(), at);
@@ -372,8 +372,8 @@ START_TEST(bad_arguments_are_refused)
 	struct gpuar_exec_options o = { .kind = 9 };
 	struct gpuar_exec *ex;
 
-	ck_assert_int_eq(gpuar_exec_new(&ex, &o), -EINVAL);
-	ck_assert_int_eq(gpuar_exec_new(&ex, NULL), -EINVAL);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), -EINVAL);
+	ck_assert_int_eq(gpuar_exec_new(&ex, NULL, NULL), -EINVAL);
 	ex = new_exec(GPUAR_EXEC_GPU_REACTOR, 0);
 	ck_assert_ptr_eq(gpuar_exec_clock(ex), gpuar_vclock_clock(vc));
 	ck_assert_int_eq(gpuar_exec_spawn(ex, NULL, NULL, NULL), -EINVAL);

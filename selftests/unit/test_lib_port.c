@@ -392,7 +392,7 @@ END_TEST
 
 START_TEST(bad_word_waits_are_refused_whole)
 {
-	struct gpuar_port_stats st;
+	struct gpuar_port_stats st = { .size = sizeof(st) };
 	struct gpuar_port *p = open_port();
 	struct gpuar_line *l;
 	struct gpuar_word_wait w[3];
@@ -765,7 +765,7 @@ END_TEST
 START_TEST(stats_count_waits_and_outcomes)
 {
 	struct gpuar_point_stats ps = { .point = 12345 };
-	struct gpuar_port_stats st;
+	struct gpuar_port_stats st = { .size = sizeof(st) };
 	struct gpuar_port *p = open_port();
 	struct gpuar_line *l;
 	struct gpuar_word_wait w[2];

@@ -38,7 +38,7 @@ static void vfix_init(struct vfix *f, uint64_t poll_ns)
 	f->vc = gpuar_vclock_new(0);
 	ck_assert_ptr_nonnull(f->vc);
 	o.clock = gpuar_vclock_clock(f->vc);
-	ck_assert_int_eq(gpuar_waiter_new(&f->w, &o), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&f->w, &o, NULL), 0);
 }
 
 static void vfix_fini(struct vfix *f)
@@ -309,7 +309,7 @@ START_TEST(point_limit_is_enospc)
 	struct gpuar_record rec;
 	uint64_t word = 1;
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, &o), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&w, &o, NULL), 0);
 	gpuar_word_source_init(&ws, &word, 1);
 	ck_assert_int_eq(gpuar_wait(w, &ws.source, &plan, 1, 0, &rec, NULL), 0);
 	ck_assert_int_eq(gpuar_wait(w, &ws.source, &plan, 2, 0, &rec, NULL), -ENOSPC);
@@ -328,7 +328,7 @@ START_TEST(soft_block_waits_for_the_store)
 	struct gpuar_record rec;
 	uint64_t word = 0;
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	gpuar_soft_store_after(prod, &word, 3, 20 * MS);
 	ck_assert_int_eq(gpuar_wait(w, gpuar_soft_source_init(&ss, prod, &word, 3),
@@ -353,7 +353,7 @@ START_TEST(soft_flag_wait_is_exact_in_real_time)
 	struct gpuar_record rec;
 	uint64_t word = 0;
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	gpuar_soft_store_after(prod, &word, 1, 20 * MS);
 	ck_assert_int_eq(gpuar_wait(w, gpuar_soft_source_init(&ss, prod, &word, 1),
@@ -375,7 +375,7 @@ START_TEST(soft_fault_ends_a_real_wait)
 	struct gpuar_error err;
 	uint64_t word = 0;
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	gpuar_soft_fail_at(prod, -EIO, gpuar_now_ns() + 10 * MS);
 	ck_assert_int_eq(gpuar_wait(w, gpuar_soft_source_init(&ss, prod, &word, 1),

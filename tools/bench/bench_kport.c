@@ -30,8 +30,9 @@ int bench_kport_probe(const char *path, uint64_t features, char *why,
 		return -1;
 	}
 	close(fd);
-	if (v.abi != GPUAR_ABI_VERSION) {
-		snprintf(why, size, "%s speaks ABI %u, this tool %u", path,
+	/* abi is the oldest ABI the module still serves: a minimum. */
+	if (v.abi < 1 || v.abi > GPUAR_ABI_VERSION) {
+		snprintf(why, size, "%s needs ABI %u, this tool speaks %u", path,
 			 v.abi, GPUAR_ABI_VERSION);
 		return -1;
 	}
@@ -48,6 +49,7 @@ int bench_kport_open(struct bench_kport *kp, struct bench_ctx *ctx,
 {
 	struct gpuar_port_create pc = {
 		.size = sizeof(pc), .flags = flags | GPUAR_PORT_CLOEXEC,
+		.record_version = GPUAR_RECORD_VERSION_1,
 	};
 	int dev, err;
 

@@ -11,6 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The outcome copies below: the kernel's fixed slots hold all of ours. */
+_Static_assert(GPUAR_OUTCOME_COUNT <= GPUAR_OUTCOME_SLOTS,
+	       "more outcomes than the statistics have slots");
+
 #define EXERCISE_POINT 1
 
 static uint64_t now_ns(void)
@@ -98,7 +102,10 @@ out:
 
 int stat_exercise_start(struct stat_exercise *ex, char *why, size_t size)
 {
-	struct gpuar_port_create pc = { .size = sizeof(pc), .flags = GPUAR_PORT_CLOEXEC };
+	struct gpuar_port_create pc = {
+		.size = sizeof(pc), .flags = GPUAR_PORT_CLOEXEC,
+		.record_version = GPUAR_RECORD_VERSION_1,
+	};
 	int dev = open(ex->device_path, O_RDWR | O_CLOEXEC), err;
 
 	if (dev < 0) {

@@ -22,13 +22,47 @@
  *   record          struct gpuar_record, read() from the port. Exactly one
  *                   record ends every accepted wait.
  *
+ * ABI v1 (frozen)
+ *   Frozen, never to change: the ioctl magic and numbers below (each
+ *   encodes its struct's v1 size, GPUAR_*_SIZE_VER1, and never a later
+ *   one), the layout of every v1 struct up to its GPUAR_*_SIZE_VER1
+ *   bytes, the 64-byte version-1 record, the meaning of every defined
+ *   flag, feature, outcome and errno, and these rules. The ABI grows
+ *   only in these ways:
+ *   - size-prefixed structs: new fields only at the end, after every v1
+ *     field (the per-outcome arrays included); the size rules below let
+ *     old binaries and old modules keep working with each other;
+ *   - fields named pad or reserved, zero today, may take a meaning whose
+ *     zero value is the v1 behaviour;
+ *   - new flag bits, refused (EINVAL) by a module that does not know them;
+ *   - feature bits in struct gpuar_version.features announce anything new
+ *     a caller may rely on: test them, never a version number;
+ *   - record versions: a port produces the record version its creator
+ *     asked for; record_version 0 means version 1, forever, so a binary
+ *     that never heard of version 2 never gets it;
+ *   - gpuar_version.abi is the oldest ABI the module is compatible with.
+ *     It stays 1 for as long as a v1 binary works; a module would raise
+ *     it only to break v1 callers. Userspace refuses an abi above the
+ *     highest it knows (GPUAR_ABI_VERSION of its header) and checks
+ *     features for the optional rest.
+ *   The ioctl magic is 0xD4: unassigned in the kernel's
+ *   Documentation/userspace-api/ioctl/ioctl-number.rst (Linux 6.1, and
+ *   the late-2025 table that assigns 0xBA; the neighbours are 0xCF, cifs,
+ *   and 0xDB, mwave) and the ioctl type of no in-tree header. 0xB6, the
+ *   first choice, is linux/fpga-dfl.h's.
+ *
  * Extensibility
  *   Every ioctl argument starts with a __u32 size that the caller sets to
  *   sizeof() the struct it was compiled with. The kernel reads it with
  *   copy_struct_from_user(): a smaller (older) struct is zero-extended, a
  *   larger (newer) one is accepted only if the bytes the kernel does not
- *   know are zero (else E2BIG). Fields named pad or reserved must be zero
- *   (else EINVAL). Batch entries carry their size in the batch header.
+ *   know are zero (else E2BIG); below GPUAR_*_SIZE_VER1 it is EINVAL.
+ *   Out-structs are written only as far as the caller's size reaches.
+ *   Fields named pad or reserved must be zero (else EINVAL). Batch entries
+ *   carry their size in the batch header. The ioctl number must be
+ *   exactly the one defined here: a command whose direction or size bits
+ *   differ is ENOTTY (the struct's size field, not the number, says how
+ *   big the caller's struct is).
  *
  * Address space
  *   A port is bound to the mm of the process that created it. Line
@@ -70,6 +104,8 @@
  *   grows, never shrinks, so plans mixed at one point keep its samples).
  *
  * Errors (beyond the extensibility rules above)
+ *   ENOTTY   an ioctl the object does not answer, or a number whose
+ *            direction or size bits are not the ones defined below
  *   EPERM    line register or word submit from another mm
  *   EFAULT   an unreadable argument or entry array, an unmapped or
  *            read-only line address
@@ -103,6 +139,10 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
+/*
+ * The ABI this header describes, and the oldest one the module reports as
+ * compatible in gpuar_version.abi (see "ABI v1 (frozen)" above).
+ */
 #define GPUAR_ABI_VERSION 1
 #define GPUAR_DEVICE_PATH "/dev/gpuar"
 
@@ -152,6 +192,10 @@ struct gpuar_plan {
 
 /* ------------------------------------------------------------ records */
 
+/*
+ * Record versions. A caller asks for the version it was built for
+ * (gpuar_port_create.record_version); 0 means version 1, forever.
+ */
 #define GPUAR_RECORD_VERSION_1 1
 #define GPUAR_RECORD_VERSION_MAX GPUAR_RECORD_VERSION_1
 
@@ -173,7 +217,15 @@ enum gpuar_outcome {
 	GPUAR_OUTCOME_CANCELLED = 6,	/* cancelled or port closed; status -ECANCELED */
 };
 
-#define GPUAR_OUTCOME_COUNT 7		/* array size for per-outcome counters */
+/*
+ * One past the last defined outcome, for code that loops over outcomes or
+ * sizes its own counters. It grows when an outcome is added, so no ABI
+ * struct is sized with it: the per-outcome arrays of the statistics have
+ * GPUAR_OUTCOME_SLOTS entries, indexed by enum gpuar_outcome, forever;
+ * slot 0 and every slot no outcome uses read zero.
+ */
+#define GPUAR_OUTCOME_COUNT 7
+#define GPUAR_OUTCOME_SLOTS 16
 
 /*
  * One completion record, version 1: 64 bytes. Times are CLOCK_MONOTONIC
@@ -199,13 +251,17 @@ struct gpuar_record {
 
 /* ------------------------------------------------------ device ioctls */
 
+/*
+ * gpuar_version.features: what this module does beyond the ABI minimum.
+ * New bits are only ever added; test a bit before using what it names.
+ */
 #define GPUAR_FEATURE_WORD_WAIT (1ULL << 0)
 #define GPUAR_FEATURE_FENCE_WAIT (1ULL << 1)
 #define GPUAR_FEATURE_BUSY_READ (1ULL << 2)
 
 struct gpuar_version {
 	__u32 size;
-	__u32 abi;		/* out: GPUAR_ABI_VERSION */
+	__u32 abi;		/* out: oldest compatible ABI, 1 */
 	__u32 record_max;	/* out: GPUAR_RECORD_VERSION_MAX */
 	__u32 pad;
 	__aligned_u64 features;	/* out: GPUAR_FEATURE_* */
@@ -219,7 +275,7 @@ struct gpuar_version {
 struct gpuar_port_create {
 	__u32 size;
 	__u32 flags;
-	__u32 record_version;	/* GPUAR_RECORD_VERSION_*, 0 means the newest */
+	__u32 record_version;	/* GPUAR_RECORD_VERSION_*; 0 means version 1 */
 	__u32 pad;
 };
 
@@ -287,11 +343,14 @@ struct gpuar_cancel {
 	__aligned_u64 user_data;
 };
 
+/*
+ * Statistics. The per-outcome array ends each v1 struct and never changes
+ * size (GPUAR_OUTCOME_SLOTS); fields added later follow it.
+ */
 struct gpuar_port_stats {
 	__u32 size;
 	__u32 pad;
 	__aligned_u64 submitted;
-	__aligned_u64 outcomes[GPUAR_OUTCOME_COUNT];	/* by enum gpuar_outcome */
 	__aligned_u64 checks;
 	__aligned_u64 sleeps;
 	__aligned_u64 timer_fires;
@@ -301,6 +360,7 @@ struct gpuar_port_stats {
 	__aligned_u64 lines;
 	__aligned_u64 points;
 	__aligned_u64 wakeup_latency_ns;	/* the learned high quantile */
+	__aligned_u64 outcomes[GPUAR_OUTCOME_SLOTS];	/* by enum gpuar_outcome */
 };
 
 struct gpuar_point_stats {
@@ -309,23 +369,50 @@ struct gpuar_point_stats {
 	__aligned_u64 point;	/* in */
 	__aligned_u64 samples;	/* out: samples recorded */
 	__aligned_u64 predicted_ns;	/* out: prediction, 0 if none */
-	__aligned_u64 outcomes[GPUAR_OUTCOME_COUNT];
+	__aligned_u64 outcomes[GPUAR_OUTCOME_SLOTS];	/* by enum gpuar_outcome */
 };
 
 #define GPUAR_POINT_HAS_PREDICTION (1U << 0)
 
 /* ------------------------------------------------------------ ioctls */
 
-#define GPUAR_IOC_MAGIC 0xB6
+/*
+ * The v1 size of each argument, in bytes: the smallest struct the module
+ * accepts, and the size each ioctl number encodes, for as long as the ABI
+ * lasts (a struct that grows keeps its number).
+ */
+#define GPUAR_VERSION_SIZE_VER1		24
+#define GPUAR_PORT_CREATE_SIZE_VER1	16
+#define GPUAR_LINE_REGISTER_SIZE_VER1	24
+#define GPUAR_LINE_UNREGISTER_SIZE_VER1	8
+#define GPUAR_SUBMIT_SIZE_VER1		32
+#define GPUAR_CANCEL_SIZE_VER1		16
+#define GPUAR_PORT_STATS_SIZE_VER1	216
+#define GPUAR_POINT_STATS_SIZE_VER1	160
+#define GPUAR_WORD_WAIT_SIZE_VER1	104	/* batch entry */
+#define GPUAR_FENCE_WAIT_SIZE_VER1	32	/* batch entry */
 
-#define GPUAR_IOC_VERSION	_IOWR(GPUAR_IOC_MAGIC, 0x00, struct gpuar_version)
-#define GPUAR_IOC_PORT_CREATE	_IOW(GPUAR_IOC_MAGIC, 0x01, struct gpuar_port_create)
-#define GPUAR_IOC_LINE_REGISTER	_IOWR(GPUAR_IOC_MAGIC, 0x10, struct gpuar_line_register)
-#define GPUAR_IOC_LINE_UNREGISTER _IOW(GPUAR_IOC_MAGIC, 0x11, struct gpuar_line_unregister)
-#define GPUAR_IOC_SUBMIT_WORD	_IOWR(GPUAR_IOC_MAGIC, 0x20, struct gpuar_submit)
-#define GPUAR_IOC_SUBMIT_FENCE	_IOWR(GPUAR_IOC_MAGIC, 0x21, struct gpuar_submit)
-#define GPUAR_IOC_CANCEL	_IOW(GPUAR_IOC_MAGIC, 0x22, struct gpuar_cancel)
-#define GPUAR_IOC_PORT_STATS	_IOWR(GPUAR_IOC_MAGIC, 0x30, struct gpuar_port_stats)
-#define GPUAR_IOC_POINT_STATS	_IOWR(GPUAR_IOC_MAGIC, 0x31, struct gpuar_point_stats)
+#define GPUAR_IOC_MAGIC 0xD4
+
+#define GPUAR_IOC_RW (_IOC_READ | _IOC_WRITE)
+
+#define GPUAR_IOC_VERSION \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x00, GPUAR_VERSION_SIZE_VER1)
+#define GPUAR_IOC_PORT_CREATE \
+	_IOC(_IOC_WRITE, GPUAR_IOC_MAGIC, 0x01, GPUAR_PORT_CREATE_SIZE_VER1)
+#define GPUAR_IOC_LINE_REGISTER \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x10, GPUAR_LINE_REGISTER_SIZE_VER1)
+#define GPUAR_IOC_LINE_UNREGISTER \
+	_IOC(_IOC_WRITE, GPUAR_IOC_MAGIC, 0x11, GPUAR_LINE_UNREGISTER_SIZE_VER1)
+#define GPUAR_IOC_SUBMIT_WORD \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x20, GPUAR_SUBMIT_SIZE_VER1)
+#define GPUAR_IOC_SUBMIT_FENCE \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x21, GPUAR_SUBMIT_SIZE_VER1)
+#define GPUAR_IOC_CANCEL \
+	_IOC(_IOC_WRITE, GPUAR_IOC_MAGIC, 0x22, GPUAR_CANCEL_SIZE_VER1)
+#define GPUAR_IOC_PORT_STATS \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x30, GPUAR_PORT_STATS_SIZE_VER1)
+#define GPUAR_IOC_POINT_STATS \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x31, GPUAR_POINT_STATS_SIZE_VER1)
 
 #endif /* _UAPI_LINUX_GPUAR_H */
