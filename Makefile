@@ -66,6 +66,7 @@ include selftests/unit/unit.mk
 include selftests/fuzz/fuzz.mk
 include kmod/kmod.mk
 include tools/vm/vm.mk
+include packaging/packaging.mk
 
 all: $(ALL_TARGETS)
 

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+# Installing the way clusters install software: manual pages, Debian
+# packages, the RPM spec, and their checks.
+#
+#   make install-man        man/ into $(MANDIR) (part of make install)
+#   make deb                build/deb/*.deb: gpuar-dkms, libgpuar$(SOVERSION),
+#                           libgpuar-dev, gpuar-tools; lintian
+#   make check-packages     those packages in a clean bookworm chroot
+#                           (tools/check-packages.sh)
+#   make check-man          mandoc -T lint; every exported function has a page
+#   make check-rpm-spec     rpmbuild -bs of packaging/rpm/gpuar.spec
+#
+# The Debian packaging lives in packaging/debian and is copied, with the
+# source tree, into build/deb/gpuar-$(VERSION)/debian by make deb. A
+# top-level debian/ would be where dpkg-buildpackage expects it, but the
+# build would then write debian/tmp, debian/<package>/, debian/files and
+# the .deb files themselves (into the tree's parent directory) outside
+# build/; and the version and soname, which come from this Makefile,
+# would have to be edited into debian/changelog and debian/control by
+# hand. The copy gets both filled in.
+
+MANDIR ?= $(PREFIX)/share/man
+MAN_PAGES := $(sort $(wildcard man/man*/*.[0-9]))
+
+.PHONY: install-man uninstall-man install-dkms-source install-module-config \
+	deb check-packages check-man check-rpm-spec rpm-spec
+
+install-man:
+	@for p in $(MAN_PAGES); do \
+		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)); \
+		install -d $$d && install -m 644 $$p $$d/ || exit 1; \
+	done
+INSTALL_TARGETS += install-man
+
+uninstall-man:
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(patsubst man/%,%,$(MAN_PAGES)))
+
+# The DKMS source tree alone (what make dkms-install registers), for the
+# packages, whose install scripts do the registering.
+install-dkms-source:
+	@mkdir -p $(DESTDIR)/usr/src
+	$(call dkms_tree,$(DKMS_SRC))
+
+# The module's boot-time load and the example of its parameters.
+install-module-config:
+	install -D -m 644 packaging/modules-load/gpuar.conf \
+		$(DESTDIR)/usr/lib/modules-load.d/gpuar.conf
+	install -D -m 644 packaging/modprobe/gpuar.conf \
+		$(DESTDIR)/usr/share/doc/gpuar-dkms/examples/modprobe.d/gpuar.conf
+
+# ---------------------------------------------------------------- deb
+DEB_DIR := $(BUILD)/deb
+DEB_SRC := $(DEB_DIR)/gpuar-$(VERSION)
+# The source tree as it stands (committed or not), without the build
+# directory and version control.
+DEB_TREE_EXCLUDES := --exclude-vcs --exclude=./$(firstword $(subst /, ,$(BUILD)))
+# The changelog's date: the last commit's, so two builds of one commit
+# make the same packages; now where there is no git.
+DEB_DATE = $(shell date -R -u -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))
+
+deb:
+	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	@tar -cf - $(DEB_TREE_EXCLUDES) . | tar -xf - -C $(DEB_SRC)
+	@rm -rf $(DEB_SRC)/packaging/debian && cp -r packaging/debian $(DEB_SRC)/debian
+	@cd $(DEB_SRC)/debian && \
+		sed -e 's/@VERSION@/$(VERSION)/' -e 's/@DATE@/$(DEB_DATE)/' changelog.in >changelog && \
+		sed 's/@SOVERSION@/$(SOVERSION)/g' control.in >control && \
+		sed 's/@SOVERSION@/$(SOVERSION)/g' libgpuar.symbols >libgpuar$(SOVERSION).symbols && \
+		mv libgpuar.install libgpuar$(SOVERSION).install && \
+		rm changelog.in control.in libgpuar.symbols && \
+		cp ../kmod/60-gpuar.rules gpuar-dkms.gpuar.udev
+	@echo "deb: dpkg-buildpackage in $(DEB_SRC) (log: $(DEB_DIR)/build.log)"
+	@cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc -j2 >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	@rm -rf $(DEB_SRC)
+	@ls $(DEB_DIR)/*.deb
+	@echo "deb: lintian (log: $(DEB_DIR)/lintian.log)"
+	@lintian --fail-on error --info $(DEB_DIR)/gpuar_$(VERSION)_*.changes \
+		>$(DEB_DIR)/lintian.log 2>&1; rc=$$?; \
+		grep -E '^[EW]: ' $(DEB_DIR)/lintian.log | sort | uniq -c; \
+		test $$rc = 0 || { echo "deb: lintian reports errors"; exit 1; }
+
+# The packages on a clean bookworm node (tools/check-packages.sh): DKMS
+# builds the module, the quick start builds against libgpuar-dev and runs,
+# a purge leaves nothing behind.
+check-packages: deb
+	@BUILD=$(BUILD) tools/check-packages.sh $(DEB_DIR)
