@@ -22,18 +22,27 @@
 MANDIR ?= $(PREFIX)/share/man
 MAN_PAGES := $(sort $(wildcard man/man*/*.[0-9]))
 
-.PHONY: install-man uninstall-man install-dkms-source install-module-config \
+.PHONY: install-man uninstall-man uninstall install-dkms-source install-module-config \
 	deb check-packages check-man check-rpm-spec rpm-spec
 
+# A function's page is often a link to its group's page: installed as
+# the same link.
 install-man:
 	@for p in $(MAN_PAGES); do \
 		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)); \
-		install -d $$d && install -m 644 $$p $$d/ || exit 1; \
+		install -d $$d || exit 1; \
+		if [ -L $$p ]; then ln -sf $$(readlink $$p) $$d/$$(basename $$p); \
+		else install -m 644 $$p $$d/; fi || exit 1; \
 	done
 INSTALL_TARGETS += install-man
 
 uninstall-man:
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(patsubst man/%,%,$(MAN_PAGES)))
+	@rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(patsubst man/%,%,$(MAN_PAGES)))
+
+# What make install installed (lib/lib.mk and tools/tools.mk install the
+# library and the tools).
+uninstall: uninstall-lib uninstall-man
+	rm -f $(DESTDIR)$(BINDIR)/gpuar-bench $(DESTDIR)$(BINDIR)/gpuar-stat
 
 # The DKMS source tree alone (what make dkms-install registers), for the
 # packages, whose install scripts do the registering.
@@ -85,3 +94,10 @@ deb:
 # a purge leaves nothing behind.
 check-packages: deb
 	@BUILD=$(BUILD) tools/check-packages.sh $(DEB_DIR)
+
+# mandoc -T lint clean, a page for every exported function, every option
+# of the tools' --help in their pages (man/check-man.sh).
+check-man: $(LIB_SO) $(BENCH) $(STAT)
+	@command -v mandoc >/dev/null || { echo "not ok - check-man: no mandoc (make deps)"; exit 1; }
+	@man/check-man.sh $(LIB_SO) $(BENCH) $(STAT)
+CHECK_UNIT_TARGETS += check-man
