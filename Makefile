@@ -94,4 +94,7 @@ clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C kmod clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Dependency files of this build; not those of the source trees that make
+# deb and make check-rpm-spec build inside $(BUILD) (packaging/packaging.mk).
+-include $(shell find $(BUILD) \( -path $(BUILD)/deb -o -path $(BUILD)/rpm \) -prune \
+	-o -type f -name '*.d' -print 2>/dev/null)
