@@ -93,6 +93,7 @@ step sanitize $MAKE -j2 check-sanitize
 step fuzz $MAKE check-fuzz
 step kmod-lint $MAKE check-kmod-lint
 step dkms $MAKE check-dkms
+step packages $MAKE check-packages
 for k in $GPUAR_KERNELS; do
 	suite=full
 	if [[ $GPUAR_CHECK_ALL != 1 && " $GPUAR_SMOKE_KERNELS " == *" $k "* ]]; then
