@@ -8,7 +8,10 @@
 #   make check-packages     those packages in a clean bookworm chroot
 #                           (tools/check-packages.sh)
 #   make check-man          mandoc -T lint; every exported function has a page
-#   make check-rpm-spec     rpmbuild -bs of packaging/rpm/gpuar.spec
+#   make check-rpm-spec     rpmbuild -bs (and -bb --nodeps) of the RPM spec
+#   make check-modprobe-example, check-version
+#                           the hand-written parameter list and version
+#                           macros agree with the module and the Makefile
 #
 # The Debian packaging lives in packaging/debian and is copied, with the
 # source tree, into build/deb/gpuar-$(VERSION)/debian by make deb. A
@@ -130,3 +133,28 @@ check-rpm-spec: rpm-spec
 		{ echo "not ok - check-rpm-spec: $$n binary packages, not 4"; exit 1; }; \
 		echo "ok - check-rpm-spec: rpmbuild -bb --nodeps builds the 4 binary packages"
 CHECK_UNIT_TARGETS += check-rpm-spec
+
+# The example modprobe.d file names every parameter the module has, and
+# no other (its values are the defaults, written by hand).
+.PHONY: check-modprobe-example
+check-modprobe-example:
+	@sed -n 's/^module_param_cb(\([a-z_0-9]*\),.*/\1/p' kmod/params.c | sort >$(BUILD)/params.module && \
+		sed -n 's/^#options gpuar \([a-z_0-9]*\)=.*/\1/p' packaging/modprobe/gpuar.conf | sort >$(BUILD)/params.example && \
+		if cmp -s $(BUILD)/params.module $(BUILD)/params.example; then \
+			echo "ok - check-modprobe-example: packaging/modprobe/gpuar.conf has the module's $$(wc -l <$(BUILD)/params.module) parameters"; \
+		else diff $(BUILD)/params.module $(BUILD)/params.example | sed 's/^/# /'; \
+			echo "not ok - check-modprobe-example: packaging/modprobe/gpuar.conf and kmod/params.c's parameters differ (< module, > example)"; exit 1; fi
+CHECK_UNIT_TARGETS += check-modprobe-example
+
+# The version is the Makefile's VERSION everywhere it is written: the
+# packages, the module and the library get it from there; the header's
+# GPUAR_LIB_VERSION_* (what a program compiles against) must agree.
+.PHONY: check-version
+check-version:
+	@v=$$(for p in MAJOR MINOR PATCH; do \
+		sed -n "s/^#define GPUAR_LIB_VERSION_$$p \([0-9]*\)$$/\1/p" include/gpuar/gpuar.h; \
+	done | paste -sd.); \
+	if [ "$$v" = "$(VERSION)" ]; then \
+		echo "ok - check-version: <gpuar/gpuar.h> says $$v, as the Makefile's VERSION"; \
+	else echo "not ok - check-version: <gpuar/gpuar.h> says $$v, the Makefile's VERSION $(VERSION)"; exit 1; fi
+CHECK_UNIT_TARGETS += check-version

@@ -92,11 +92,10 @@ in_chroot dpkg --purge "${pkgs[@]}" >>"$log" 2>&1 || true
 # What a node has before the packages: the 6.1 headers, a compiler and
 # pkg-config for the quick start, and every dependency the packages name
 # (so that the purge below is compared against a state that has them).
-deps=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Depends; done |
+mapfile -t deps < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Depends; done |
 	tr ',' '\n' | sed -E 's/\|.*//; s/\(.*//; s/^ +//; s/ +$//' |
 	grep -v '^$' | grep -vxF -f <(printf '%s\n' "${pkgs[@]}") | sort -u)
-# shellcheck disable=SC2086
-want=(linux-headers-amd64 build-essential pkg-config $deps)
+want=(linux-headers-amd64 build-essential pkg-config "${deps[@]}")
 have=$(in_chroot dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${want[@]}" 2>/dev/null |
 	grep -c '^ii' || true)
 if [[ $have != "${#want[@]}" ]]; then
@@ -148,9 +147,11 @@ quickstart() {
 vm_step packages-quickstart quickstart ||
 	{ cat "$GPUAR_CACHE/packages-quickstart.out"; fail "the quick start did not build or run"; }
 out=$GPUAR_CACHE/packages-quickstart.out
-grep -q 'engine-fallback\[11\]' "$out" && grep -q '^engine: user' "$out" &&
-	grep -q 'record: user_data=42 outcome=exact status=0 value=1' "$out" ||
-	{ cat "$out"; fail "the quick start's output is not the user engine's record after the fallback warning"; }
+if ! grep -q 'engine-fallback\[11\]' "$out" || ! grep -q '^engine: user' "$out" ||
+	! grep -q 'record: user_data=42 outcome=exact status=0 value=1' "$out"; then
+	cat "$out"
+	fail "the quick start's output is not the user engine's record after the fallback warning"
+fi
 echo "ok - check-packages: the README quick start builds with pkg-config gpuar and runs on the user engine"
 rm -f "$root"/tmp/quickstart*
 
