@@ -103,7 +103,6 @@ check-packages: deb
 check-man: $(LIB_SO) $(BENCH) $(STAT)
 	@command -v mandoc >/dev/null || { echo "not ok - check-man: no mandoc (make deps)"; exit 1; }
 	@man/check-man.sh $(LIB_SO) $(BENCH) $(STAT)
-CHECK_UNIT_TARGETS += check-man
 
 # ---------------------------------------------------------------- rpm
 RPM_DIR := $(BUILD)/rpm
@@ -132,7 +131,6 @@ check-rpm-spec: rpm-spec
 	@n=$$(ls $(RPM_DIR)/RPMS/*/*.rpm | grep -vc debug); test $$n = 4 || \
 		{ echo "not ok - check-rpm-spec: $$n binary packages, not 4"; exit 1; }; \
 		echo "ok - check-rpm-spec: rpmbuild -bb --nodeps builds the 4 binary packages"
-CHECK_UNIT_TARGETS += check-rpm-spec
 
 # The example modprobe.d file names every parameter the module has, and
 # no other (its values are the defaults, written by hand).
@@ -144,7 +142,6 @@ check-modprobe-example:
 			echo "ok - check-modprobe-example: packaging/modprobe/gpuar.conf has the module's $$(wc -l <$(BUILD)/params.module) parameters"; \
 		else diff $(BUILD)/params.module $(BUILD)/params.example | sed 's/^/# /'; \
 			echo "not ok - check-modprobe-example: packaging/modprobe/gpuar.conf and kmod/params.c's parameters differ (< module, > example)"; exit 1; fi
-CHECK_UNIT_TARGETS += check-modprobe-example
 
 # The version is the Makefile's VERSION everywhere it is written: the
 # packages, the module and the library get it from there; the header's
@@ -157,4 +154,9 @@ check-version:
 	if [ "$$v" = "$(VERSION)" ]; then \
 		echo "ok - check-version: <gpuar/gpuar.h> says $$v, as the Makefile's VERSION"; \
 	else echo "not ok - check-version: <gpuar/gpuar.h> says $$v, the Makefile's VERSION $(VERSION)"; exit 1; fi
-CHECK_UNIT_TARGETS += check-version
+
+# In check-unit; not again in check-sanitize's build, which tests the same
+# code under ASan and UBSan and would only repeat these.
+ifeq ($(SANITIZE),)
+CHECK_UNIT_TARGETS += check-man check-rpm-spec check-modprobe-example check-version
+endif
