@@ -67,6 +67,7 @@ include selftests/fuzz/fuzz.mk
 include kmod/kmod.mk
 include tools/vm/vm.mk
 include tools/gpu-bundle/gpu-bundle.mk
+include packaging/packaging.mk
 
 all: $(ALL_TARGETS)
 
@@ -94,4 +95,7 @@ clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C kmod clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Dependency files of this build; not those of the source trees that make
+# deb and make check-rpm-spec build inside $(BUILD) (packaging/packaging.mk).
+-include $(shell find $(BUILD) \( -path $(BUILD)/deb -o -path $(BUILD)/rpm \) -prune \
+	-o -type f -name '*.d' -print 2>/dev/null)

@@ -94,6 +94,7 @@ step gpu-bundle $MAKE -j2 check-gpu-bundle
 step fuzz $MAKE check-fuzz
 step kmod-lint $MAKE check-kmod-lint
 step dkms $MAKE check-dkms
+step packages $MAKE check-packages
 for k in $GPUAR_KERNELS; do
 	suite=full
 	if [[ $GPUAR_CHECK_ALL != 1 && " $GPUAR_SMOKE_KERNELS " == *" $k "* ]]; then

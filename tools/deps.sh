@@ -29,6 +29,9 @@ pkgs=(
 	libamdhip64-dev
 	# kernel module build, lint and packaging
 	linux-headers-amd64 linux-source sparse dkms
+	# Debian packages (make deb, lintian), the RPM spec's check, the
+	# manual pages' lint
+	debhelper dh-dkms lintian rpm mandoc
 	# VM test runner (the kernels themselves: tools/vm/fetch-kernel.sh)
 	qemu-system-x86 busybox-static debootstrap
 	# benchmark plots
