@@ -26,8 +26,4 @@
 #define GPUAR_WORD_WAIT_SIZE_VER1 sizeof(struct gpuar_word_wait)
 #define GPUAR_FENCE_WAIT_SIZE_VER1 sizeof(struct gpuar_fence_wait)
 
-#ifndef GPUAR_MODULE_VERSION
-#define GPUAR_MODULE_VERSION "0.1.0"
-#endif
-
 #endif /* GPUAR_KMOD_UARG_H */
