@@ -66,7 +66,7 @@ static void gpuar_port_free(struct gpuar_port *port)
 	xa_destroy(&port->lines);
 	kvfree(port->points.slots);
 	mmdrop(port->mm);
-	gpuar_user_put(port->user);
+	gpuar_uid_limit_put(port->uid_limit);
 	mutex_destroy(&port->read_mutex);
 	mutex_destroy(&port->mutex);
 	kfree(port);
@@ -160,7 +160,7 @@ int gpuar_port_create(const void __user *uarg)
 {
 	struct gpuar_port_create pc;
 	struct gpuar_port *port;
-	struct gpuar_user *user;
+	struct gpuar_uid_limit *uid_limit;
 	struct file *file;
 	u32 usize;
 	int fd, ret;
@@ -175,15 +175,15 @@ int gpuar_port_create(const void __user *uarg)
 	if (!current->mm)
 		return -EINVAL;
 
-	user = gpuar_user_get();
-	if (IS_ERR(user))
-		return PTR_ERR(user);
+	uid_limit = gpuar_uid_limit_get();
+	if (IS_ERR(uid_limit))
+		return PTR_ERR(uid_limit);
 	port = gpuar_port_alloc(pc.record_version ?: GPUAR_RECORD_VERSION_MAX);
 	if (!port) {
-		gpuar_user_put(user);
+		gpuar_uid_limit_put(uid_limit);
 		return -ENOMEM;
 	}
-	port->user = user;
+	port->uid_limit = uid_limit;
 	mmgrab(current->mm);
 	port->mm = current->mm;
 

@@ -119,7 +119,7 @@ struct gpuar_port {
 	wait_queue_head_t wq;		/* readers and pollers: a record arrived */
 
 	struct mm_struct *mm;		/* mmgrab()ed creator mm: binding, pinned_vm */
-	struct gpuar_user *user;	/* per-user port count */
+	struct gpuar_uid_limit *uid_limit; /* its owner's port count */
 	u32 record_version;
 
 	struct list_head pending;	/* [L] waits not yet completed */
@@ -226,8 +226,8 @@ int gpuar_uarg_in(void *karg, size_t ksize, size_t minsize,
 int gpuar_uarg_out(const void *karg, size_t ksize, void __user *uarg,
 		   u32 usize);
 
-/* user.c: ports per user */
-struct gpuar_user *gpuar_user_get(void);
-void gpuar_user_put(struct gpuar_user *u);
+/* uid_limit.c: ports per user */
+struct gpuar_uid_limit *gpuar_uid_limit_get(void);
+void gpuar_uid_limit_put(struct gpuar_uid_limit *u);
 
 #endif /* GPUAR_KMOD_PORT_H */
