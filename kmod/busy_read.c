@@ -217,7 +217,7 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 				live--;
 				continue;
 			}
-			if (!gpuar_reached(gpuar_word_load(t[i].word),
+			if (!gpuar_reached(gpuar_load_acquire(t[i].word),
 					   t[i].target))
 				continue;
 			gpuar_busy_complete(port, t[i].w);

@@ -155,18 +155,6 @@ struct gpuar_port {
 	pid_t creator;
 };
 
-/*
- * Load a slot of a pinned line. The device stores the sequence number
- * behind its work; the acquire orders that store before every later read
- * the waiter makes (the brief's acquire rule), READ_ONCE keeps the load
- * single and untorn.
- */
-static inline u64 gpuar_word_load(const u64 *word)
-{
-	/* Acquire: pairs with the device's release-ordered store. */
-	return smp_load_acquire(word);
-}
-
 /* port.c */
 extern const struct file_operations gpuar_port_fops;
 int gpuar_port_create(const void __user *uarg);

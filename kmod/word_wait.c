@@ -109,7 +109,7 @@ void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader)
 {
-	u64 word = gpuar_word_load(&w->line->words[w->slot]);
+	u64 word = gpuar_load_acquire(&w->line->words[w->slot]);
 	u64 since = now > w->start_ns ? now - w->start_ns : 0;
 	u8 outcome;
 
@@ -293,7 +293,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	list_add_tail(&w->node, &port->pending);
 	trace_gpuar_submit(port, w);
 
-	word = gpuar_word_load(&line->words[w->slot]);
+	word = gpuar_load_acquire(&line->words[w->slot]);
 	w->checks = 1;
 	port->cnt.checks++;
 	if (gpuar_reached(word, w->target)) {
