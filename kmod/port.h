@@ -41,6 +41,7 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -155,21 +156,35 @@ struct gpuar_port {
 	pid_t creator;
 };
 
-/* port.c */
-extern const struct file_operations gpuar_port_fops;
-int gpuar_port_create(const void __user *uarg);
-u64 gpuar_now_ns(void);
+/* The port's clock: CLOCK_MONOTONIC, as records and plans count time. */
+static inline u64 gpuar_now_ns(void)
+{
+	return ktime_get_ns();
+}
 
-/* record.c: completion and reading */
+/* port.c: creation, file operations, teardown, the port list */
+int gpuar_port_create(const void __user *uarg);
+void gpuar_debugfs_init(void);
+void gpuar_debugfs_exit(void);
+
+/* cancel.c: cancel by user data; end everything at release */
+long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg);
+void gpuar_cancel_all(struct gpuar_port *port);
+
+/* stats.c */
+long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg);
+long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg);
+void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file);
+void gpuar_port_show(struct seq_file *m, struct gpuar_port *port);
+void gpuar_port_show_points(struct seq_file *m, struct gpuar_port *port);
+
+/* record.c: completion and the record queue */
 void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 				u8 outcome, s32 status, u64 complete_ns,
 				u64 value);
 void gpuar_wait_put(struct gpuar_wait *w);
-ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to);
-__poll_t gpuar_port_poll(struct file *file, struct poll_table_struct *pt);
-long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg);
-long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
-			    struct list_head *fences);
+ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
+void gpuar_records_free(struct gpuar_port *port);
 
 /* line.c */
 long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg);
@@ -187,7 +202,6 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader);
 void gpuar_word_arm_locked(struct gpuar_port *port, u64 when);
 u64 gpuar_word_interval(const struct gpuar_plan *plan);
-int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
 
 /* fence_wait.c */
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);
@@ -199,20 +213,12 @@ void gpuar_busy_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
 void gpuar_busy_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
 u64 gpuar_busy_wakelat_locked(struct gpuar_port *port);
 
-/* stats.c */
-long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg);
-long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg);
-void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file);
-void gpuar_debugfs_init(void);
-void gpuar_debugfs_exit(void);
-void gpuar_port_list_add(struct gpuar_port *port);
-void gpuar_port_list_del(struct gpuar_port *port);
-
-/* uarg.c: size-prefixed ioctl arguments */
+/* uarg.c: size-prefixed ioctl arguments, batch headers */
 int gpuar_uarg_in(void *karg, size_t ksize, size_t minsize,
 		  const void __user *uarg, u32 *usize);
 int gpuar_uarg_out(const void *karg, size_t ksize, void __user *uarg,
 		   u32 usize);
+int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
 
 /* uid_limit.c: ports per user */
 struct gpuar_uid_limit *gpuar_uid_limit_get(void);

@@ -369,18 +369,6 @@ static int gpuar_word_read_entries(const struct gpuar_submit *s,
 	return 0;
 }
 
-/* Validate the batch header; the entry count and size bounds. */
-int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry)
-{
-	if (s->flags || s->pad)
-		return -EINVAL;
-	if (s->entry_size < min_entry || s->entry_size > PAGE_SIZE)
-		return -EINVAL;
-	if (s->count > READ_ONCE(gpuar_max_waits))
-		return -E2BIG;
-	return 0;
-}
-
 long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 {
 	struct gpuar_line **lines = NULL;
