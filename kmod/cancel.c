@@ -2,7 +2,7 @@
 /*
  * Cancel: the one place that ends waits of every source. The cancel ioctl
  * ends the pending waits of one user data; release ends them all. Word
- * waits end under the port lock; a fence wait is
+ * waits end under the port lock (gpuar_word_end_locked); a fence wait is
  * collected with a reference and detached after the lock is dropped
  * (gpuar_fence_wait_detach), since removing a fence callback takes the
  * fence lock, which nests outside the port lock.
@@ -49,9 +49,9 @@ static long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
 			if (match && w->user_data != *match)
 				continue;
 			if (w->source == GPUAR_SOURCE_WORD) {
-				gpuar_wait_complete_locked(port, w,
-							   GPUAR_OUTCOME_CANCELLED,
-							   -ECANCELED, now, 0);
+				gpuar_word_end_locked(port, w,
+						      GPUAR_OUTCOME_CANCELLED,
+						      -ECANCELED, now, 0);
 				ended++;
 			} else if (!w->cancelling) {
 				w->cancelling = true;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * The wait object and the record queue: ending a wait, reading records.
+ * The wait object and the record queue, knowing nothing of any source.
  *
  * A wait ends exactly once, under the port lock, in
  * gpuar_wait_complete_locked(): whoever sees it done first (submit, the
  * timer, a busy reader, a fence callback, cancel, release) moves it from
  * the pending list to the record queue; everyone later sees its state and
- * leaves it alone. The wait itself is the queued record, so queuing never allocates and
+ * leaves it alone. A source takes the wait off its own indexes first
+ * (word waits: gpuar_word_end_locked), so this file never learns them.
+ * The wait itself is the queued record, so queuing never allocates and
  * never fails: the number queued is bounded by the port's wait limit,
  * which a wait keeps counting against until its record is read.
  */
@@ -21,7 +23,11 @@
 /* Records copied out per pass under the lock (64 bytes each, on stack). */
 #define GPUAR_READ_BATCH 8
 
-/* Any context; port->lock held. */
+/*
+ * Any context; port->lock held. Fills the record's common fields (a
+ * source sets its own, e.g. point, checks, slept_ns, beforehand) and
+ * queues it. A wait already ended is left alone.
+ */
 void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 				u8 outcome, s32 status, u64 complete_ns,
 				u64 value)
@@ -31,19 +37,11 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	lockdep_assert_held(&port->lock);
 	if (w->state != GPUAR_WAIT_PENDING)
 		return;
-	if (w->source == GPUAR_SOURCE_WORD) {
-		gpuar_word_unqueue_locked(port, w);
-		gpuar_busy_unqueue_locked(port, w);
-		w->line->waits--;
-		if (w->pe)
-			w->pe->outcomes[outcome]++;
-	}
 	r->user_data = w->user_data;
 	r->start_ns = w->start_ns;
 	r->complete_ns = complete_ns;
 	r->value = value;
 	r->status = status;
-	r->checks = w->checks;
 	r->version = port->record_version;
 	r->source = w->source;
 	r->outcome = outcome;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * Word waits: the design's wait driver with the kernel as the waiter.
+ * Word waits: a u64 in a pinned line reaching a target, with the kernel
+ * as the waiter. This file owns the wait's indexes (the timer queue, the
+ * busy queue, its line's wait count) and ends it.
  *
  * Submit checks the word once (done: immediate). Otherwise, if the point's
  * estimator gives a sleep, the wait's first timer check is at start +
@@ -21,6 +23,7 @@
  * takes it IRQ-safe (fence callbacks take it in hard IRQ), which also
  * keeps the softirq off a CPU holding it; it reads words through the
  * pinned pages' kernel mapping, and nothing in it sleeps.
+
  */
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
@@ -42,7 +45,7 @@ static u64 gpuar_check_floor_ns(void)
 		     NSEC_PER_USEC);
 }
 
-u64 gpuar_word_interval(const struct gpuar_plan *plan)
+static u64 gpuar_word_interval(const struct gpuar_plan *plan)
 {
 	u64 iv = plan->park == GPUAR_PARK_FLAG ? plan->park_ns :
 		 GPUAR_PARAM(poll_interval_us) * NSEC_PER_USEC;
@@ -58,11 +61,15 @@ static u64 gpuar_word_backstop(const struct gpuar_plan *plan)
 		     NSEC_PER_USEC);
 }
 
-void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+/* ------------------------------------------------------- timer queue */
+
+static void gpuar_word_enqueue_locked(struct gpuar_port *port,
+				      struct gpuar_wait *w)
 {
 	struct rb_node **link = &port->timeq.rb_root.rb_node, *parent = NULL;
 	bool leftmost = true;
 
+	lockdep_assert_held(&port->lock);
 	while (*link) {
 		struct gpuar_wait *e;
 
@@ -79,8 +86,10 @@ void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
 	rb_insert_color_cached(&w->tnode, &port->timeq, leftmost);
 }
 
-void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+static void gpuar_word_unqueue_locked(struct gpuar_port *port,
+				      struct gpuar_wait *w)
 {
+	lockdep_assert_held(&port->lock);
 	if (RB_EMPTY_NODE(&w->tnode))
 		return;
 	rb_erase_cached(&w->tnode, &port->timeq);
@@ -92,19 +101,156 @@ void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
  * hrtimer_start() never waits for a running callback, so this is safe
  * under the port lock (hrtimer_cancel() is not).
  */
-void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
+static void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
 {
+	lockdep_assert_held(&port->lock);
 	if (when >= port->armed_ns)
 		return;
 	port->armed_ns = when;
 	hrtimer_start(&port->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
+/* -------------------------------------------------------- busy queue */
+
 /*
- * One check of @w at @now, port lock held. Ends the wait (true) when the
- * word reached its target or the backstop passed; otherwise moves it from
- * its sleep to its checking phase. The caller requeues a wait still
- * pending.
+ * Busy-read's side of a word wait: sleeping waits with an early wake sit
+ * in port->busyq by early_ns, and a reader blocked in read()
+ * (busy_read.c) sleeps until the first of them. A reader registers as a
+ * busy sleeper with the earliest wake it saw; a wait committed later with
+ * an earlier wake must wake it, or it would sleep past that wait. Both
+ * sides act under the port lock, and the reader is on busy_wq before it
+ * looks:
+ *
+ *   reader (gpuar_busy_read_wait)         submitter (gpuar_word_commit_locked)
+ *     prepare_to_wait(busy_wq)
+ *     lock
+ *     wake_at = first early wake
+ *     sleeper_add: busy_until = wake_at
+ *     unlock
+ *                                           lock
+ *                                           busyq += w (early < busy_until)
+ *                                           busy_until = early
+ *                                           wake_up(busy_wq): reader RUNNING
+ *                                           unlock
+ *     schedule_hrtimeout(wake_at)
+ *       returns at once; the reader
+ *       looks again and sees w first
+ *
+ * Had the reader read the first early wake before prepare_to_wait (or
+ * outside the lock), a commit in between would find no sleeper, wake
+ * nobody, and the reader would sleep to its later wake_at: that
+ * interleaving is what the order above rules out. A wait committed before
+ * the reader takes the lock is simply in the queue it reads. A sleeper
+ * that wakes cannot tell the others' wake times apart, so it sets
+ * busy_until to U64_MAX: the next early wake rouses every busy sleeper,
+ * which each look again (a spurious wake-up, never a lost one).
+ */
+static bool gpuar_word_early_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct gpuar_wait, bnode)->early_ns <
+	       rb_entry(b, struct gpuar_wait, bnode)->early_ns;
+}
+
+static void gpuar_word_busyq_add_locked(struct gpuar_port *port,
+					struct gpuar_wait *w)
+{
+	lockdep_assert_held(&port->lock);
+	rb_add_cached(&w->bnode, &port->busyq, gpuar_word_early_less);
+	if (port->busy_sleepers && w->early_ns < port->busy_until) {
+		port->busy_until = w->early_ns;
+		wake_up(&port->busy_wq);
+	}
+}
+
+/*
+ * A reader took the wait, or it ended: no reader wakes for it any more. A
+ * wait the timer checked first stays queued, still pending, so a reader
+ * that wakes a little after the timer still spins on it.
+ */
+static void gpuar_word_busyq_del_locked(struct gpuar_port *port,
+					struct gpuar_wait *w)
+{
+	lockdep_assert_held(&port->lock);
+	if (RB_EMPTY_NODE(&w->bnode))
+		return;
+	rb_erase_cached(&w->bnode, &port->busyq);
+	RB_CLEAR_NODE(&w->bnode);
+}
+
+/* The earliest early wake among pending word waits not yet spun; 0: none. */
+u64 gpuar_word_first_early_locked(struct gpuar_port *port)
+{
+	struct rb_node *n;
+
+	lockdep_assert_held(&port->lock);
+	n = rb_first_cached(&port->busyq);
+	return n ? rb_entry(n, struct gpuar_wait, bnode)->early_ns : 0;
+}
+
+/*
+ * The pending wait with the earliest early wake if that is due at @now,
+ * taken off the busy queue (a reader spins on it once); NULL when none.
+ */
+struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
+						u64 now)
+{
+	struct gpuar_wait *w;
+	struct rb_node *n;
+
+	lockdep_assert_held(&port->lock);
+	n = rb_first_cached(&port->busyq);
+	if (!n)
+		return NULL;
+	w = rb_entry(n, struct gpuar_wait, bnode);
+	if (w->early_ns > now)
+		return NULL;
+	gpuar_word_busyq_del_locked(port, w);
+	return w;
+}
+
+/* A reader sleeps until @wake_at (0: no early wake known); see above. */
+void gpuar_word_sleeper_add_locked(struct gpuar_port *port, u64 wake_at)
+{
+	lockdep_assert_held(&port->lock);
+	port->busy_sleepers++;
+	port->busy_until = min(port->busy_until, wake_at ?: U64_MAX);
+}
+
+/* The reader woke: the next early wake rouses the others to look again. */
+void gpuar_word_sleeper_del_locked(struct gpuar_port *port)
+{
+	lockdep_assert_held(&port->lock);
+	port->busy_sleepers--;
+	port->busy_until = U64_MAX;
+}
+
+/* ------------------------------------------------- checks and the end */
+
+/*
+ * End word wait @w: off the timer and busy queues, off its line's count,
+ * into its point's outcomes, then its record queued. Any context, port
+ * lock held; a wait already ended is left alone.
+ */
+void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			   u8 outcome, s32 status, u64 complete_ns, u64 value)
+{
+	lockdep_assert_held(&port->lock);
+	if (w->state != GPUAR_WAIT_PENDING)
+		return;
+	gpuar_word_unqueue_locked(port, w);
+	gpuar_word_busyq_del_locked(port, w);
+	w->line->waits--;
+	if (w->pe)
+		w->pe->outcomes[outcome]++;
+	w->rec.checks = w->checks;
+	gpuar_wait_complete_locked(port, w, outcome, status, complete_ns,
+				   value);
+}
+
+/*
+ * One check of pending wait @w at @now. Ends the wait (true) when the word
+ * reached its target or the backstop passed; otherwise moves it from its
+ * sleep to its checking phase. The caller requeues a wait still pending.
  */
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader)
@@ -113,6 +259,7 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	u64 since = now > w->start_ns ? now - w->start_ns : 0;
 	u8 outcome;
 
+	lockdep_assert_held(&port->lock);
 	w->checks++;
 	port->cnt.checks++;
 	if (by_reader)
@@ -127,12 +274,12 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			outcome = GPUAR_OUTCOME_EXACT;
 			gpuar_est_exact(&w->pe->est, since);
 		}
-		gpuar_wait_complete_locked(port, w, outcome, 0, now, word);
+		gpuar_word_end_locked(port, w, outcome, 0, now, word);
 		return true;
 	}
 	if (now >= w->backstop_ns) {
-		gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_TIMEOUT,
-					   -ETIME, now, word);
+		gpuar_word_end_locked(port, w, GPUAR_OUTCOME_TIMEOUT, -ETIME,
+				      now, word);
 		return true;
 	}
 	if (w->phase == GPUAR_PHASE_SLEEP) {
@@ -146,27 +293,48 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 static void gpuar_word_requeue_locked(struct gpuar_port *port,
 				      struct gpuar_wait *w, u64 now)
 {
+	lockdep_assert_held(&port->lock);
 	gpuar_word_unqueue_locked(port, w);
 	w->next_ns = min(now + w->interval_ns, w->backstop_ns);
 	gpuar_word_enqueue_locked(port, w);
 }
 
-static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
+/*
+ * Move @w's next timer check to @from plus its interval (its backstop at
+ * the latest) and arm the timer for it. A busy reader uses this while it
+ * watches the word itself; see busy_read.c.
+ */
+void gpuar_word_defer_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 from)
 {
-	struct gpuar_port *port = container_of(timer, struct gpuar_port, timer);
-	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
-	u64 now = gpuar_now_ns();
-	struct rb_node *first;
-	unsigned long flags;
+	lockdep_assert_held(&port->lock);
+	gpuar_word_unqueue_locked(port, w);
+	w->next_ns = min(from + w->interval_ns, w->backstop_ns);
+	gpuar_word_enqueue_locked(port, w);
+	gpuar_word_arm_locked(port, w->next_ns);
+}
 
-	spin_lock_irqsave(&port->lock, flags);
+/* -------------------------------------------------------------- timer */
+
+/*
+ * Check the waits due at @now, earliest first, at most checks_per_fire of
+ * them, and arm the timer for what is left.
+ */
+static void gpuar_word_run_due_locked(struct gpuar_port *port, u64 now)
+{
+	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
+	struct rb_node *first;
+
+	lockdep_assert_held(&port->lock);
 	port->armed_ns = U64_MAX;
 	port->cnt.timer_fires++;
 	while ((first = rb_first_cached(&port->timeq))) {
 		struct gpuar_wait *w = rb_entry(first, struct gpuar_wait, tnode);
 
-		if (w->next_ns > now)
-			break;
+		if (w->next_ns > now) {
+			gpuar_word_arm_locked(port, w->next_ns);
+			return;
+		}
 		if (!budget) {
 			/*
 			 * Over the cap: let the CPU go for at least as long
@@ -178,16 +346,21 @@ static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
 			gpuar_word_arm_locked(port, end +
 					      max(end - now,
 						  gpuar_check_floor_ns()));
-			goto out;
+			return;
 		}
 		budget--;
 		if (!gpuar_word_check_locked(port, w, now, false))
 			gpuar_word_requeue_locked(port, w, now);
 	}
-	if (first)
-		gpuar_word_arm_locked(port, rb_entry(first, struct gpuar_wait,
-						     tnode)->next_ns);
-out:
+}
+
+static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
+{
+	struct gpuar_port *port = container_of(timer, struct gpuar_port, timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	gpuar_word_run_due_locked(port, gpuar_now_ns());
 	spin_unlock_irqrestore(&port->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -253,8 +426,9 @@ static int gpuar_word_points_fit(struct gpuar_port *port,
 }
 
 /*
- * Commit one validated entry; port->mutex and port->lock held. @wakelat is
- * the port's wake-up latency, read once per chunk of the batch.
+ * Commit one validated entry at @now; port->mutex and port->lock held.
+ * @wakelat is the port's wake-up latency, read once per chunk of the
+ * batch.
  */
 static void gpuar_word_commit_locked(struct gpuar_port *port,
 				     struct gpuar_wait *w,
@@ -264,6 +438,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 {
 	u64 word, sleep;
 
+	lockdep_assert_held(&port->lock);
 	w->port = port;
 	w->source = GPUAR_SOURCE_WORD;
 	w->state = GPUAR_WAIT_PENDING;
@@ -304,12 +479,11 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 		 */
 		if (e->start_ns) {
 			gpuar_est_exact(&w->pe->est, now - w->start_ns);
-			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_EXACT,
-						   0, now, word);
+			gpuar_word_end_locked(port, w, GPUAR_OUTCOME_EXACT, 0,
+					      now, word);
 		} else {
-			gpuar_wait_complete_locked(port, w,
-						   GPUAR_OUTCOME_IMMEDIATE, 0,
-						   now, word);
+			gpuar_word_end_locked(port, w, GPUAR_OUTCOME_IMMEDIATE,
+					      0, now, word);
 		}
 		return;
 	}
@@ -335,7 +509,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->next_ns = min(w->next_ns, w->backstop_ns);
 	gpuar_word_enqueue_locked(port, w);
 	if (w->phase == GPUAR_PHASE_SLEEP && w->early_ns < w->backstop_ns)
-		gpuar_busy_enqueue_locked(port, w);
+		gpuar_word_busyq_add_locked(port, w);
 	gpuar_word_arm_locked(port, w->next_ns);
 }
 
@@ -444,7 +618,7 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 			spin_lock_irq(&port->lock);
 		}
 		if (!(i % GPUAR_COMMIT_CHUNK))
-			wakelat = gpuar_busy_wakelat_locked(port);
+			wakelat = gpuar_wakelat_quantile(&port->wakelat);
 		now = gpuar_now_ns();
 		gpuar_word_commit_locked(port, waits[i], &e[i], lines[i], now,
 					 wakelat);
