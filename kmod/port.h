@@ -57,6 +57,7 @@
 
 #include <linux/gpuar.h>
 #include "../core/estimator.h"
+#include "../core/word_state.h"
 
 struct gpuar_port;
 
@@ -75,11 +76,6 @@ enum gpuar_wait_state {
 	GPUAR_WAIT_DONE,		/* on port->records */
 };
 
-enum gpuar_word_phase {
-	GPUAR_PHASE_SLEEP,		/* the estimator's sleep: next check is "late" */
-	GPUAR_PHASE_PARK,		/* checking every interval: done is "exact" */
-};
-
 struct gpuar_wait {
 	struct list_head node;		/* [L] port->pending or port->records */
 	struct list_head cnode;		/* a canceller's private list */
@@ -93,20 +89,14 @@ struct gpuar_wait {
 	struct gpuar_record rec;	/* filled when completed */
 
 	/* word waits */
-	struct rb_node tnode;		/* [L] port->timeq, by next_ns */
+	struct rb_node tnode;		/* [L] port->timeq, by ws.next_ns */
 	struct rb_node bnode;		/* [L] port->busyq, by early_ns */
 	struct gpuar_line *line;
 	struct gpuar_est_entry *pe;	/* the point's estimator entry */
-	struct gpuar_plan plan;
 	u32 slot;
 	u64 target;
-	u64 submit_ns;
-	u64 next_ns;			/* [L] next timer check */
-	u64 backstop_ns;		/* absolute: timeout after this */
-	u64 interval_ns;		/* between checks after the sleep */
 	u64 early_ns;			/* absolute: busy-read wake, 0 if none */
-	enum gpuar_word_phase phase;	/* [L] */
-	u32 checks;			/* [L] */
+	struct gpuar_word_state ws;	/* [L] phase, next check, backstop */
 
 	/* fence waits */
 	struct dma_fence *fence;	/* reference held until the wait is freed */
@@ -137,7 +127,7 @@ struct gpuar_port {
 	u32 npending;			/* [L] */
 	u32 nqueued;			/* [L] */
 
-	struct rb_root_cached timeq;	/* [L] pending word waits by next_ns */
+	struct rb_root_cached timeq;	/* [L] pending word waits by next check */
 	struct hrtimer timer;		/* one per port; softirq */
 	u64 armed_ns;			/* [L] when the timer will fire, or U64_MAX */
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * Word waits: a u64 in a pinned line reaching a target, with the kernel
- * as the waiter. This file owns the wait's indexes (the timer queue, the
- * busy queue, its line's wait count) and ends it.
+ * as the waiter. Every decision (outcome, next check, backstop, early
+ * wake, what the point's estimator learns) is core/word_state.c's, the
+ * same state machine the library's userspace port runs; this file gives
+ * it a clock, a timer and the word's value, and owns the wait's indexes:
+ * the timer queue, the busy queue, its line's wait count.
  *
  * Submit checks the word once (done: immediate). Otherwise, if the point's
  * estimator gives a sleep, the wait's first timer check is at start +
@@ -45,20 +48,14 @@ static u64 gpuar_check_floor_ns(void)
 		     NSEC_PER_USEC);
 }
 
-static u64 gpuar_word_interval(const struct gpuar_plan *plan)
+/* The state machine's settings, from the module parameters now. */
+static void gpuar_word_cfg(struct gpuar_word_cfg *cfg)
 {
-	u64 iv = plan->park == GPUAR_PARK_FLAG ? plan->park_ns :
-		 GPUAR_PARAM(poll_interval_us) * NSEC_PER_USEC;
-
-	return max(iv, gpuar_check_floor_ns());
-}
-
-static u64 gpuar_word_backstop(const struct gpuar_plan *plan)
-{
-	if (plan->park == GPUAR_PARK_FLAG && plan->backstop_ns)
-		return plan->backstop_ns;
-	return max_t(u64, GPUAR_PARAM(poll_backstop_us) * NSEC_PER_USEC,
-		     NSEC_PER_USEC);
+	cfg->poll_interval_ns = GPUAR_PARAM(poll_interval_us) * NSEC_PER_USEC;
+	cfg->floor_ns = gpuar_check_floor_ns();
+	cfg->backstop_ns = max_t(u64, GPUAR_PARAM(poll_backstop_us) *
+				 NSEC_PER_USEC, NSEC_PER_USEC);
+	cfg->backstop_timeout = true;
 }
 
 /* ------------------------------------------------------- timer queue */
@@ -75,7 +72,7 @@ static void gpuar_word_enqueue_locked(struct gpuar_port *port,
 
 		parent = *link;
 		e = rb_entry(parent, struct gpuar_wait, tnode);
-		if (w->next_ns < e->next_ns) {
+		if (w->ws.next_ns < e->ws.next_ns) {
 			link = &parent->rb_left;
 		} else {
 			link = &parent->rb_right;
@@ -242,61 +239,41 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	w->line->waits--;
 	if (w->pe)
 		w->pe->outcomes[outcome]++;
-	w->rec.checks = w->checks;
+	w->rec.checks = w->ws.checks;
+	w->rec.slept_ns = w->ws.slept_ns;
 	gpuar_wait_complete_locked(port, w, outcome, status, complete_ns,
 				   value);
 }
 
 /*
  * One check of pending wait @w at @now. Ends the wait (true) when the word
- * reached its target or the backstop passed; otherwise moves it from its
- * sleep to its checking phase. The caller requeues a wait still pending.
+ * reached its target or the backstop passed; otherwise requeues it at its
+ * next check (the caller arms the timer).
  */
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader)
 {
 	u64 word = gpuar_load_acquire(&w->line->words[w->slot]);
-	u64 since = now > w->start_ns ? now - w->start_ns : 0;
-	u8 outcome;
+	struct gpuar_est *est = w->pe ? &w->pe->est : NULL;
+	bool ended;
 
 	lockdep_assert_held(&port->lock);
-	w->checks++;
 	port->cnt.checks++;
 	if (by_reader)
 		port->cnt.busy_read_checks++;
-	trace_gpuar_check(port, w, word, now);
-	if (gpuar_reached(word, w->target)) {
-		if (w->phase == GPUAR_PHASE_SLEEP) {
-			outcome = GPUAR_OUTCOME_LATE;
-			w->rec.slept_ns = now - w->submit_ns;
-			gpuar_est_late(&w->pe->est, since);
-		} else {
-			outcome = GPUAR_OUTCOME_EXACT;
-			gpuar_est_exact(&w->pe->est, since);
-		}
-		gpuar_word_end_locked(port, w, outcome, 0, now, word);
-		return true;
-	}
-	if (now >= w->backstop_ns) {
-		gpuar_word_end_locked(port, w, GPUAR_OUTCOME_TIMEOUT, -ETIME,
-				      now, word);
-		return true;
-	}
-	if (w->phase == GPUAR_PHASE_SLEEP) {
-		w->phase = GPUAR_PHASE_PARK;
-		w->rec.slept_ns = now - w->submit_ns;
-	}
-	return false;
-}
-
-/* Reschedule a wait that is still pending after a check at @now. */
-static void gpuar_word_requeue_locked(struct gpuar_port *port,
-				      struct gpuar_wait *w, u64 now)
-{
-	lockdep_assert_held(&port->lock);
+	/* The check moves next_ns, the timer queue's key: out first. */
 	gpuar_word_unqueue_locked(port, w);
-	w->next_ns = min(now + w->interval_ns, w->backstop_ns);
-	gpuar_word_enqueue_locked(port, w);
+	ended = gpuar_word_checked(&w->ws, est, now,
+				   gpuar_reached(word, w->target));
+	trace_gpuar_check(port, w, word, now);
+	if (!ended) {
+		gpuar_word_enqueue_locked(port, w);
+		return false;
+	}
+	gpuar_word_end_locked(port, w, w->ws.outcome,
+			      w->ws.outcome == GPUAR_OUTCOME_TIMEOUT ? -ETIME : 0,
+			      now, word);
+	return true;
 }
 
 /*
@@ -309,9 +286,9 @@ void gpuar_word_defer_locked(struct gpuar_port *port, struct gpuar_wait *w,
 {
 	lockdep_assert_held(&port->lock);
 	gpuar_word_unqueue_locked(port, w);
-	w->next_ns = min(from + w->interval_ns, w->backstop_ns);
+	w->ws.next_ns = min(from + w->ws.interval_ns, w->ws.backstop_at_ns);
 	gpuar_word_enqueue_locked(port, w);
-	gpuar_word_arm_locked(port, w->next_ns);
+	gpuar_word_arm_locked(port, w->ws.next_ns);
 }
 
 /* -------------------------------------------------------------- timer */
@@ -331,8 +308,8 @@ static void gpuar_word_run_due_locked(struct gpuar_port *port, u64 now)
 	while ((first = rb_first_cached(&port->timeq))) {
 		struct gpuar_wait *w = rb_entry(first, struct gpuar_wait, tnode);
 
-		if (w->next_ns > now) {
-			gpuar_word_arm_locked(port, w->next_ns);
+		if (w->ws.next_ns > now) {
+			gpuar_word_arm_locked(port, w->ws.next_ns);
 			return;
 		}
 		if (!budget) {
@@ -349,8 +326,7 @@ static void gpuar_word_run_due_locked(struct gpuar_port *port, u64 now)
 			return;
 		}
 		budget--;
-		if (!gpuar_word_check_locked(port, w, now, false))
-			gpuar_word_requeue_locked(port, w, now);
+		gpuar_word_check_locked(port, w, now, false);
 	}
 }
 
@@ -427,16 +403,17 @@ static int gpuar_word_points_fit(struct gpuar_port *port,
 
 /*
  * Commit one validated entry at @now; port->mutex and port->lock held.
- * @wakelat is the port's wake-up latency, read once per chunk of the
- * batch.
+ * @cfg and @wakelat (the port's wake-up latency) are read once per chunk
+ * of the batch.
  */
 static void gpuar_word_commit_locked(struct gpuar_port *port,
 				     struct gpuar_wait *w,
 				     const struct gpuar_word_wait *e,
 				     struct gpuar_line *line, u64 now,
+				     const struct gpuar_word_cfg *cfg,
 				     u64 wakelat)
 {
-	u64 word, sleep;
+	u64 word;
 
 	lockdep_assert_held(&port->lock);
 	w->port = port;
@@ -444,22 +421,11 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->state = GPUAR_WAIT_PENDING;
 	w->user_data = e->user_data;
 	w->start_ns = e->start_ns ?: now;
-	w->submit_ns = now;
 	w->line = line;
 	w->slot = e->slot;
 	w->target = e->target;
-	w->plan = e->plan;
 	w->rec.point = e->point;
-	w->pe = gpuar_est_table_get(&port->points, e->point,
-				    e->plan.window ?: 1);
-	/*
-	 * A point's window only grows (to the largest window of the
-	 * predicting plans that used it): shrinking drops samples, so plans
-	 * with different windows at one point would keep discarding them.
-	 */
-	if (gpuar_plan_predicts(&e->plan) &&
-	    w->pe->est.window < e->plan.window)
-		gpuar_est_set_window(&w->pe->est, e->plan.window);
+	w->pe = gpuar_word_point(&port->points, e->point, &e->plan);
 	RB_CLEAR_NODE(&w->tnode);
 	RB_CLEAR_NODE(&w->bnode);
 	line->waits++;
@@ -469,48 +435,22 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	trace_gpuar_submit(port, w);
 
 	word = gpuar_load_acquire(&line->words[w->slot]);
-	w->checks = 1;
 	port->cnt.checks++;
-	if (gpuar_reached(word, w->target)) {
-		/*
-		 * A resubmit (start_ns given) was seen pending by the
-		 * checks before it: done now is exact, and a sample from
-		 * its original start.
-		 */
-		if (e->start_ns) {
-			gpuar_est_exact(&w->pe->est, now - w->start_ns);
-			gpuar_word_end_locked(port, w, GPUAR_OUTCOME_EXACT, 0,
-					      now, word);
-		} else {
-			gpuar_word_end_locked(port, w, GPUAR_OUTCOME_IMMEDIATE,
-					      0, now, word);
-		}
+	/* A resubmit (start_ns given) was seen pending by the checks before. */
+	if (gpuar_word_begin(&w->ws, &e->plan, w->pe ? &w->pe->est : NULL,
+			     w->start_ns, e->start_ns != 0, now,
+			     gpuar_reached(word, w->target), cfg)) {
+		gpuar_word_end_locked(port, w, w->ws.outcome, 0, now, word);
 		return;
 	}
-
-	w->interval_ns = gpuar_word_interval(&w->plan);
-	w->backstop_ns = now + gpuar_word_backstop(&w->plan);
-	sleep = gpuar_est_sleep_ns(&w->pe->est, &w->plan);
-	if (sleep && w->start_ns + sleep > now) {
-		w->phase = GPUAR_PHASE_SLEEP;
-		w->next_ns = w->start_ns + sleep;
-		/*
-		 * Wake a blocked reader the wake-up latency early, but never
-		 * for more than half the sleep: a noisy latency must not
-		 * turn the sleep into a spin.
-		 */
-		w->early_ns = w->start_ns +
-			gpuar_est_early_wake_ns(sleep, min(wakelat, sleep / 2));
+	if (w->ws.phase == GPUAR_WORD_SLEEP)
 		port->cnt.sleeps++;
-	} else {
-		w->phase = GPUAR_PHASE_PARK;
-		w->next_ns = now + w->interval_ns;
-	}
-	w->next_ns = min(w->next_ns, w->backstop_ns);
 	gpuar_word_enqueue_locked(port, w);
-	if (w->phase == GPUAR_PHASE_SLEEP && w->early_ns < w->backstop_ns)
+	w->early_ns = gpuar_word_early_ns(&w->ws, wakelat);
+	if (gpuar_word_busy_candidate(&w->ws) &&
+	    w->early_ns < w->ws.backstop_at_ns)
 		gpuar_word_busyq_add_locked(port, w);
-	gpuar_word_arm_locked(port, w->next_ns);
+	gpuar_word_arm_locked(port, w->ws.next_ns);
 }
 
 /*
@@ -550,6 +490,7 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 	struct gpuar_word_wait *e = NULL;
 	struct gpuar_submit s;
 	u32 usize, i, bad;
+	struct gpuar_word_cfg cfg;
 	u64 now, wakelat = 0;
 	int ret, entry_ret;
 
@@ -617,11 +558,13 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 			cond_resched();
 			spin_lock_irq(&port->lock);
 		}
-		if (!(i % GPUAR_COMMIT_CHUNK))
+		if (!(i % GPUAR_COMMIT_CHUNK)) {
+			gpuar_word_cfg(&cfg);
 			wakelat = gpuar_wakelat_quantile(&port->wakelat);
+		}
 		now = gpuar_now_ns();
 		gpuar_word_commit_locked(port, waits[i], &e[i], lines[i], now,
-					 wakelat);
+					 &cfg, wakelat);
 	}
 	spin_unlock_irq(&port->lock);
 	mutex_unlock(&port->mutex);
