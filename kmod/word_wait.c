@@ -352,20 +352,6 @@ void gpuar_word_timer_init(struct gpuar_port *port)
 /* Waits committed per hold of the port lock. */
 #define GPUAR_COMMIT_CHUNK 64
 
-static int gpuar_word_entry_check(const struct gpuar_word_wait *e, u64 now)
-{
-	if (e->flags || e->pad || e->slot >= GPUAR_LINE_SLOTS)
-		return -EINVAL;
-	if (gpuar_plan_check(&e->plan) != GPUAR_PLAN_OK)
-		return -EINVAL;
-	/* block is the vendor's blocking wait: userspace's job. */
-	if (e->plan.park == GPUAR_PARK_BLOCK)
-		return -EINVAL;
-	if (e->start_ns > now)
-		return -EINVAL;
-	return 0;
-}
-
 static int gpuar_u64_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -475,9 +461,8 @@ static int gpuar_word_read_entries(const struct gpuar_submit *s,
 					    s->entry_size);
 		if (ret)
 			return ret;
-		ret = gpuar_word_entry_check(&e[i], now);
-		if (ret)
-			return ret;
+		if (!gpuar_word_entry_valid(&e[i], now))
+			return -EINVAL;
 	}
 	*bad = s->count;
 	return 0;

@@ -121,14 +121,7 @@ static bool new_point(struct uport *u, const struct gpuar_word_wait *waits,
 static int validate_word(const struct uport *u,
 			 const struct gpuar_word_wait *w, u64 now)
 {
-	if (w->flags || w->pad || w->slot >= GPUAR_LINE_SLOTS)
-		return -EINVAL;
-	if (gpuar_plan_check(&w->plan) != GPUAR_PLAN_OK)
-		return -EINVAL;
-	/* block is the vendor's blocking wait: the wait driver's, no port's. */
-	if (w->plan.park == GPUAR_PARK_BLOCK)
-		return -EINVAL;
-	if (w->start_ns > now)
+	if (!gpuar_word_entry_valid(w, now))
 		return -EINVAL;
 	return uport_line_find(u, w->line) ? 0 : -ENOENT;
 }
