@@ -4,6 +4,7 @@
 #include "defaults.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,11 +26,42 @@ GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 	return "?";
 }
 
+/*
+ * Why the kernel engine could not be had, for a person: the device, the
+ * error, and what usually fixes it.
+ */
+static void kernel_unavailable(char *why, size_t size, const char *path, int err)
+{
+	const char *hint = "";
+
+	switch (err) {
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		hint = " (module not loaded: sudo modprobe gpuar)";
+		break;
+	case EACCES:
+	case EPERM:
+		hint = " (not allowed to open it: join its group, usually render)";
+		break;
+	case EPROTO:
+		hint = " (the module's ABI is older than this library's)";
+		break;
+	case EMFILE:
+	case ENFILE:
+	case EUSERS:
+		hint = " (a limit on ports or file descriptors)";
+		break;
+	}
+	snprintf(why, size, "%s: %s%s", path, strerror(err), hint);
+}
+
 static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 		       struct gpuar_error *diag)
 {
 	bool strict = o->flags & GPUAR_PORT_STRICT;
 	const char *path = o->device_path ? o->device_path : GPUAR_DEVICE_PATH;
+	char why[GPUAR_MESSAGE_MAX / 2];
 	const char *args[3];
 	int ret;
 
@@ -38,20 +70,13 @@ static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 	ret = gpuar_port_kernel_open(p, o);
 	if (ret == 0)
 		return 0;
+	/* Name the device and the reason, in the refusal and the fallback alike. */
+	kernel_unavailable(why, sizeof(why), path, -ret);
 	args[0] = "kernel";
-	args[1] = strerror(-ret);
-	if (strict) {
-		char why[GPUAR_MESSAGE_MAX];
-
-		/* Name the device so the refusal says what was missing. */
-		strncpy(why, path, sizeof(why) - 1);
-		why[sizeof(why) - 1] = '\0';
-		strncat(why, ": ", sizeof(why) - strlen(why) - 1);
-		strncat(why, strerror(-ret), sizeof(why) - strlen(why) - 1);
-		args[1] = why;
+	args[1] = why;
+	if (strict)
 		return gpuar_diag_set(diag, GPUAR_E_ENGINE_UNAVAILABLE, -ret,
 				      args, 2);
-	}
 	ret = gpuar_port_user_open(p, o);
 	if (ret == 0) {
 		args[2] = "user";
