@@ -20,6 +20,7 @@ static void target(struct bench_target *t, const char *name,
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	t->unit = unit;
+	t->ran = r != NULL;
 	if (!r || !floor) {
 		t->state = "unmeasured";
 		snprintf(t->why, sizeof(t->why), "%s not measured", !r ? "strategy" : floor_name);
