@@ -87,6 +87,13 @@ $(STAT_STATIC): $(STAT_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) -static $(LDFLAGS_ALL) -o $@ $(STAT_OBJS) $(LIB_A) $(LIB_LDLIBS)
 
+# check-tool-options: the tools' command-line promises, checked before any
+# measurement (tools/check-tool-options.sh).
+.PHONY: check-tool-options
+check-tool-options: $(BENCH) $(STAT)
+	@tools/check-tool-options.sh $(BENCH) $(STAT) $(VERSION)
+CHECK_UNIT_TARGETS += check-tool-options
+
 .PHONY: tools-bench tools-stat tools-static install-tools
 # What make demo puts into the VM.
 tools-static: $(BENCH_STATIC) $(STAT_STATIC)
