@@ -47,6 +47,20 @@ uninstall-man:
 uninstall: uninstall-lib uninstall-man
 	rm -f $(DESTDIR)$(BINDIR)/gpuar-bench $(DESTDIR)$(BINDIR)/gpuar-stat
 
+# check-install: make install PREFIX=<tmp>, the tools and the quick start
+# run from there without LD_LIBRARY_PATH, make uninstall empties it
+# (tools/check-install.sh). Not under SANITIZE: plain cc cannot link an
+# ASan library.
+.PHONY: check-install
+ifeq ($(SANITIZE),)
+check-install: $(LIB_A) $(LIB_SO) $(BENCH) $(STAT)
+	@MAKE="$(MAKE)" tools/check-install.sh $(BUILD)/install-check
+else
+check-install:
+	@echo "ok - check-install # SKIP under SANITIZE (plain cc cannot link an ASan library)"
+endif
+CHECK_UNIT_TARGETS += check-install
+
 # The DKMS source tree alone (what make dkms-install registers), for the
 # packages, whose install scripts do the registering.
 install-dkms-source:

@@ -16,6 +16,9 @@ set -uo pipefail
 
 cd "$(dirname "$0")/.."
 : "${MAKE:=make}"
+# Warnings are errors in every build the checks make (a user's plain
+# `make` leaves them warnings).
+export WERROR=1
 : "${GPUAR_CHECK_ALL:=0}"
 : "${GPUAR_KERNELS:=6.1 6.12 7.x debug}"
 : "${GPUAR_SMOKE_KERNELS:=}"
