@@ -8,6 +8,7 @@
 #                        module lint, VM suites on the kernel matrix
 #   make vm-check KERNEL=<6.1|6.12|7.x|debug>
 #   make deps            install build and test dependencies (Debian)
+#   make docs            the pictures of docs/*.dot into $(BUILD)/docs/
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make uninstall       the same variables: removes what install put there
 #   WERROR=1             warnings are errors (the check* goals set it)
@@ -72,7 +73,7 @@ $(BUILD)/%.o: %.c $(WERROR_STAMP)
 .DEFAULT_GOAL := all
 .PHONY: all lib tools kmod check check-unit check-sanitize check-fuzz \
 	check-kmod-lint check-vm check-all vm-check deps install uninstall \
-	clean dkms-install dkms-uninstall demo format
+	clean dkms-install dkms-uninstall demo format docs
 
 # Fragments append to these.
 ALL_TARGETS :=
@@ -90,6 +91,7 @@ include kmod/kmod.mk
 include tools/vm/vm.mk
 include tools/gpu-bundle/gpu-bundle.mk
 include packaging/packaging.mk
+include docs/docs.mk
 
 all: $(ALL_TARGETS)
 

@@ -34,8 +34,8 @@ pkgs=(
 	debhelper dh-dkms lintian rpm mandoc
 	# VM test runner (the kernels themselves: tools/vm/fetch-kernel.sh)
 	qemu-system-x86 busybox-static debootstrap
-	# benchmark plots
-	gnuplot-nox
+	# benchmark plots; the documentation's pictures (make docs)
+	gnuplot-nox graphviz
 )
 
 missing=()
