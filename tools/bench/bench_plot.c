@@ -26,7 +26,7 @@ static void script(FILE *gp, const char *png, const struct bench_run *run)
 	fprintf(gp, "set output '%s'\n", png);
 	fprintf(gp, "set logscale xy\nset grid\nset key top right\n");
 	fprintf(gp, "set xlabel 'system CPU per wait, us (all CPUs x wall - idle - the "
-		"device); the label gives it as %% of one core' noenhanced\n");
+		"device); labels add it as %% of one core' noenhanced\n");
 	fprintf(gp, "set ylabel 'wake latency, us (waiter saw it - device stored)' "
 		"noenhanced\n");
 	fprintf(gp, "set title 'gpuar-bench: %s %llu us x %llu waits x %u reps, kernel %s, %s, "
@@ -59,7 +59,7 @@ static void script(FILE *gp, const char *png, const struct bench_run *run)
 		"title 'p50 to p99 of one strategy', "
 		"$d using 2:3 with points pt 7 ps 1.5 lc 'royalblue' title 'p50', "
 		"$d using 2:4 with points pt 6 ps 1.5 lc 'orange-red' title 'p99', "
-		"$d using 2:($5 > 0 ? $3 * 1.3 : $3 / 1.3):(sprintf('%%s (%%.0f%%%% of a core)', "
+		"$d using 2:($5 > 0 ? $3 * 1.3 : $3 / 1.3):(sprintf('%%s %%.0f%%%%', "
 		"stringcolumn(1), $6)) with labels left offset 0.8,0 noenhanced notitle, "
 		"$d using 2:4:1 with labels right offset -0.8,0 font ',8' noenhanced notitle\n");
 }
