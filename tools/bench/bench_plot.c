@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The plot: wake latency (p50 and p99) against the whole machine's CPU per
+ * The plot: wake latency (p50 and p99) against the system CPU (all CPUs) per
  * wait, log axes, one point per strategy, drawn by gnuplot (Debian's
  * gnuplot-nox) fed through a pipe.
  */
