@@ -26,6 +26,9 @@ struct bench_target {
 unsigned int bench_targets(const struct bench_run *run, struct bench_target *t,
 			   unsigned int max);
 
+/* Whether any oracle margin of the sweep was measured. */
+bool bench_oracle_ran(const struct bench_run *run);
+
 /* "ok", "skipped" or "error" (a repetition failed). */
 const char *bench_result_status(const struct bench_run *run,
 				const struct bench_result *r);

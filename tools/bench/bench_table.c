@@ -82,15 +82,6 @@ static void bench_table_detect(FILE *f, const struct bench_run *run)
 	}
 }
 
-static bool oracle_ran(const struct bench_run *run)
-{
-	for (unsigned int i = 0; i < run->results; i++)
-		if (!strcmp(run->result[i].st.family, "oracle") &&
-		    !run->result[i].skipped && run->result[i].reps)
-			return true;
-	return false;
-}
-
 void bench_print_table(FILE *f, const struct bench_run *run)
 {
 	header(f, run);
@@ -154,7 +145,7 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		fputc('\n', f);
 	}
 	bench_table_detect(f, run);
-	if (!bench_find(run, "spin") || !oracle_ran(run))
+	if (!bench_find(run, "spin") || !bench_oracle_ran(run))
 		return;
 	if (run->oracle_chosen >= 0)
 		fprintf(f, "\noracle: margin %llu us chosen (smallest of the sweep with "
