@@ -4,13 +4,14 @@
 
 Each request on a loopback TCP socket ("work <us>\\n") starts work on the
 "GPU" -- the soft producer, a thread that stores a word when the work is
-done, as a stream's memory operation would -- and answers when it is done.
-The server awaits the work either
+done, as a stream's memory operation would, or with --cuda a kernel on a
+CUDA stream (cuda_work.py) -- and answers when it is done. The server
+awaits the work either
 
-  gpuar  await port.wait(...): the loop sleeps in epoll on the port fd
-         until the work is (nearly) done;
-  poll   the common pattern: check the word and asyncio.sleep(0) until
-         done, so the loop never sleeps,
+  gpuar  await port.wait(...) / stream_done(...): the loop sleeps in
+         epoll on the port fd until the work is (nearly) done;
+  poll   the common pattern: check the word (cuStreamQuery) and
+         asyncio.sleep(0) until done, so the loop never sleeps,
 
 and prints the process's CPU time per request for each. The client runs in
 the same loop and the same process, so its CPU is in both numbers alike.
@@ -57,9 +58,36 @@ class SoftGpu:
         self.producer.close()
 
 
+class CudaGpu:
+    """A CUDA kernel per request, awaited through gpuar.cuda."""
+
+    def __init__(self, port, slots):
+        from cuda_work import CudaWork
+        import gpuar.cuda
+        self.work = CudaWork(slots)
+        self.backend = gpuar.cuda.Cuda(0)
+
+    def start(self, us):
+        return self.work.start(us)
+
+    async def wait(self, job, mode):
+        try:
+            if mode == "gpuar":
+                await self.backend.stream_done(job[0])
+            else:
+                while not self.work.done(job):
+                    await asyncio.sleep(0)
+        finally:
+            self.work.release(job)
+
+    def close(self):
+        self.backend.close()
+        self.work.close()
+
+
 async def serve_and_load(mode, args):
     port = gpuar.Port()
-    gpu = SoftGpu(port, args.concurrency)
+    gpu = (CudaGpu if args.cuda else SoftGpu)(port, args.concurrency)
 
     async def handle(reader, writer):
         while line := await reader.readline():
@@ -107,6 +135,9 @@ def main():
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--work-us", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--cuda", action="store_true",
+                    help="CUDA kernels on device 0 instead of the soft "
+                    "producer (GPUAR_CUDA_LIBRARY: another driver library)")
     args = ap.parse_args()
     costs = {mode: asyncio.run(serve_and_load(mode, args))
              for mode in ("gpuar", "poll")}
