@@ -73,7 +73,7 @@ struct request_done {
 	ucs_status_t status;
 };
 
-static void die(const char *what, const char *why)
+_Noreturn static void die(const char *what, const char *why)
 {
 	fprintf(stderr, "ucx_pair: %s: %s\n", what, why);
 	exit(1);
@@ -299,8 +299,10 @@ static void sender(int sock, unsigned int messages, uint64_t work_ns)
 	ucp_ep_h ep;
 
 	side_open(&s, "sender", -1);
-	if (read(sock, &len, sizeof(len)) != sizeof(len) || !(addr = malloc(len)) ||
-	    read(sock, addr, len) != (ssize_t)len)
+	if (read(sock, &len, sizeof(len)) != sizeof(len))
+		die("sender", "reading the receiver's worker address");
+	addr = malloc(len);
+	if (!addr || read(sock, addr, len) != (ssize_t)len)
 		die("sender", "reading the receiver's worker address");
 	ep_params.address = addr;
 	check_ucs(ucp_ep_create(s.worker, &ep_params, &ep), "ucp_ep_create");

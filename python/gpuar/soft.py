@@ -8,6 +8,9 @@ from .errors import check
 
 
 class SoftProducer:
+    """Stores land in a line's page: close the producer (dropping stores
+    not yet made) before closing the port whose lines it stores into."""
+
     def __init__(self):
         handle = ctypes.c_void_p()
         check(lib.gpuar_soft_producer_new(ctypes.byref(handle)),
