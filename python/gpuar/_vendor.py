@@ -198,19 +198,28 @@ class Backend:
         self.close()
 
 
-class DefaultBackend:
-    """The per-process backend the module-level helpers use (device 0)."""
+def module_functions(cls):
+    """stream_done, event_done and close_default for gpuar.cuda and
+    gpuar.hip: awaits on one per-process backend of device 0, opened on
+    first use."""
+    default = []
 
-    def __init__(self, cls):
-        self.cls = cls
-        self.backend = None
+    def backend():
+        if not default:
+            default.append(cls(0))
+        return default[0]
 
-    def get(self):
-        if self.backend is None:
-            self.backend = self.cls(0)
-        return self.backend
+    async def stream_done(stream, *, plan=DEFAULT_PLAN, point=None):
+        """The work enqueued on @stream so far is done (device 0)."""
+        return await backend().stream_done(stream, plan=plan, point=point)
 
-    def reset(self):
-        if self.backend is not None:
-            self.backend.close()
-            self.backend = None
+    async def event_done(event, *, plan=DEFAULT_PLAN, point=None):
+        """@event has completed (where the library has event awaits)."""
+        return await backend().event_done(event, plan=plan, point=point)
+
+    def close_default():
+        """Close the per-process backend (its port, lines and context)."""
+        if default:
+            default.pop().close()
+
+    return stream_done, event_done, close_default

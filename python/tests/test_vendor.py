@@ -18,22 +18,43 @@ PLAN = "flag:park_us=200,backstop_us=1000000"
 vp = ctypes.c_void_p
 
 
-class CudaDouble:
-    name, env, path = "cuda", "GPUAR_CUDA_LIBRARY", "cuda/libcuda.so.1"
-    launch_failed = 719         # CUDA_ERROR_LAUNCH_FAILED
+class Double:
+    """A vendor test double, loaded into this process (the backend's
+    dlopen of the same path gets the same library): its streams, and its
+    controls gpuar_fake_<name>_work/_fault/_reset."""
+    name = env = path = None
+    launch_failed = 719         # CUDA_ERROR_LAUNCH_FAILED, hipErrorLaunchFailure
+    recorded_event = None       # where the double has no events
 
     def __init__(self, lib):
         self.lib = lib
-        lib.gpuar_fake_cuda_work.argtypes = [vp, ctypes.c_uint64]
-        lib.gpuar_fake_cuda_fault.argtypes = [vp, ctypes.c_uint]
+        self.fake = {op: getattr(lib, f"gpuar_fake_{self.name}_{op}")
+                     for op in ("work", "fault", "reset")}
+        self.fake["work"].argtypes = [vp, ctypes.c_uint64]
+        self.fake["fault"].argtypes = [vp, ctypes.c_uint]
+
+    def work(self, stream, ns):
+        assert self.fake["work"](stream, ns) == 0
+
+    def fault(self, stream):
+        assert self.fake["fault"](stream, self.launch_failed) == 0
+
+    def reset(self):
+        self.fake["reset"]()
+
+
+class CudaDouble(Double):
+    name, env, path = "cuda", "GPUAR_CUDA_LIBRARY", "cuda/libcuda.so.1"
+
+    def __init__(self, lib):
+        super().__init__(lib)
         for fn in ("cuStreamCreate", "cuEventCreate"):
             getattr(lib, fn).argtypes = [ctypes.POINTER(vp), ctypes.c_uint]
         lib.cuEventRecord.argtypes = [vp, vp]
         lib.cuCtxPushCurrent_v2.argtypes = [vp]
 
     def backend(self):
-        from gpuar.cuda import Cuda
-        return Cuda(0, engine=ENGINE)
+        return gpuar.cuda.Cuda(0, engine=ENGINE)
 
     def _in_context(self, fn):
         ctx, popped = vp(), vp()
@@ -51,12 +72,6 @@ class CudaDouble:
             lambda: self.lib.cuStreamCreate(ctypes.byref(s), 1)) == 0
         return s.value
 
-    def work(self, stream, ns):
-        assert self.lib.gpuar_fake_cuda_work(stream, ns) == 0
-
-    def fault(self, stream):
-        assert self.lib.gpuar_fake_cuda_fault(stream, self.launch_failed) == 0
-
     def recorded_event(self, stream):
         e = vp()
 
@@ -66,40 +81,22 @@ class CudaDouble:
         assert self._in_context(make) == 0
         return e.value
 
-    def reset(self):
-        self.lib.gpuar_fake_cuda_reset()
 
-
-class HipDouble:
+class HipDouble(Double):
     name, env, path = "hip", "GPUAR_HIP_LIBRARY", "hip/libamdhip64.so.6"
-    launch_failed = 719         # hipErrorLaunchFailure
 
     def __init__(self, lib):
-        self.lib = lib
-        lib.gpuar_fake_hip_work.argtypes = [vp, ctypes.c_uint64]
-        lib.gpuar_fake_hip_fault.argtypes = [vp, ctypes.c_uint]
+        super().__init__(lib)
         lib.hipStreamCreateWithFlags.argtypes = [ctypes.POINTER(vp),
                                                  ctypes.c_uint]
 
     def backend(self):
-        from gpuar.hip import Hip
-        return Hip(0, engine=ENGINE)
+        return gpuar.hip.Hip(0, engine=ENGINE)
 
     def stream(self):
         s = vp()
         assert self.lib.hipStreamCreateWithFlags(ctypes.byref(s), 1) == 0
         return s.value
-
-    def work(self, stream, ns):
-        assert self.lib.gpuar_fake_hip_work(stream, ns) == 0
-
-    def fault(self, stream):
-        assert self.lib.gpuar_fake_hip_fault(stream, self.launch_failed) == 0
-
-    recorded_event = None       # the HIP double has no events
-
-    def reset(self):
-        self.lib.gpuar_fake_hip_reset()
 
 
 @pytest.fixture(params=[CudaDouble, HipDouble], ids=["cuda", "hip"])
