@@ -2,7 +2,7 @@
 """Every ctypes struct of the binding against the C compiler's layout.
 
 A tiny C program, generated from the ctypes classes, prints sizeof of each
-struct and offsetof of each field as the installed headers define them; a
+struct and the offset and size of each field as the headers define them; a
 header change that moves, resizes or adds a field fails here rather than
 corrupting memory through the binding.
 """
@@ -25,8 +25,9 @@ def c_program():
         t = f"struct {cls.c_name}"
         lines.append(f'\tprintf("{cls.c_name} sizeof %zu\\n", sizeof({t}));')
         for name, _ in cls._fields_:
-            lines.append(f'\tprintf("{cls.c_name} {name} %zu\\n", '
-                         f"offsetof({t}, {name}));")
+            lines.append(f'\tprintf("{cls.c_name} {name} %zu %zu\\n", '
+                         f"offsetof({t}, {name}), "
+                         f"sizeof((({t} *)0)->{name}));")
     lines += ["\treturn 0;", "}"]
     return "\n".join(lines) + "\n"
 
@@ -34,9 +35,10 @@ def c_program():
 def python_layout():
     out = {}
     for cls in S.ALL:
-        out[(cls.c_name, "sizeof")] = ctypes.sizeof(cls)
+        out[(cls.c_name, "sizeof")] = (ctypes.sizeof(cls),)
         for name, _ in cls._fields_:
-            out[(cls.c_name, name)] = getattr(cls, name).offset
+            field = getattr(cls, name)
+            out[(cls.c_name, name)] = (field.offset, field.size)
     return out
 
 
@@ -52,8 +54,8 @@ def test_ctypes_structs_match_the_c_headers(tmp_path):
     c_layout = {}
     for row in subprocess.run([str(exe)], check=True, capture_output=True,
                               text=True).stdout.splitlines():
-        struct, field, value = row.split()
-        c_layout[(struct, field)] = int(value)
+        struct, field, *values = row.split()
+        c_layout[(struct, field)] = tuple(int(v) for v in values)
     assert python_layout() == c_layout
 
 
