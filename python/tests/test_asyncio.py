@@ -21,16 +21,20 @@ def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 30))
 
 
-def test_await_a_wait(port, producer):
-    async def main():
+@pytest.mark.parametrize("watcher", [False, True],
+                         ids=["process-on-readable", "watcher-thread"])
+def test_await_a_wait(producer, watcher):
+    async def main(port):
         line = port.line()
         producer.store_after(line, 0, 1, 5_000_000)
         return await port.wait(line, 0, 1, plan=FAST), line
 
-    rec, line = run(main())
-    assert rec.status == 0 and rec.value == 1
-    assert rec.complete_ns >= producer.stored_at(line, 0, 1)
-    assert port.stats()["pending"] == 0
+    with gpuar.Port(ENGINE, strict=True, watcher=watcher) as port:
+        rec, line = run(main(port))
+        assert rec.status == 0 and rec.value == 1
+        assert rec.complete_ns >= producer.stored_at(line, 0, 1)
+        assert port.stats()["pending"] == 0
+        producer.close()    # before the port: its store went to the line
 
 
 def test_async_for_yields_submitted_waits_in_completion_order(port, producer):

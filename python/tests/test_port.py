@@ -2,6 +2,7 @@
 """Plans, ports, lines, records, statistics and the soft producer, called
 directly (no event loop)."""
 import errno
+import os
 import select
 
 import pytest
@@ -118,3 +119,14 @@ def test_a_closed_port_refuses_calls(port):
     with pytest.raises(gpuar.GpuarError) as info:
         port.line()
     assert info.value.errno == errno.EBADF
+
+
+def test_a_fence_wait_on_an_fd_that_is_no_sync_file_is_refused(port):
+    read_end, write_end = os.pipe()
+    try:
+        with pytest.raises(gpuar.GpuarError) as info:
+            port.submit_fence(read_end)
+        assert info.value.errno == errno.EINVAL
+    finally:
+        os.close(read_end)
+        os.close(write_end)
