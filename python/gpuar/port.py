@@ -183,7 +183,7 @@ class Port:
         """Wait until @slot of @line reaches @target (wrapping order); returns
         the Record. Cancelling the awaiting task cancels the wait. A wait
         that outlives its plan's backstop is resubmitted with its original
-        start (a word cannot fail: bound the wait with asyncio.timeout)."""
+        start (a word cannot fail: bound the wait with asyncio.wait_for)."""
         wait = S.WordWait(user_data=self.next_user_data(), target=target,
                           point=point, line=line.id, slot=slot,
                           plan=as_plan(plan)._c)

@@ -29,3 +29,12 @@ def test_pip_installs_the_package_offline(tmp_path):
         cwd=tmp_path, env=env, check=True, capture_output=True, text=True)
     where, plan = out.stdout.split()
     assert where.startswith(str(venv)) and plan == "poll"
+
+
+def test_a_missing_library_is_an_import_error_that_says_what_to_set():
+    env = dict(os.environ, PYTHONPATH=str(TESTS.parent),
+               GPUAR_LIBRARY="/nonexistent/libgpuar.so.0")
+    out = subprocess.run([sys.executable, "-c", "import gpuar"], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "ImportError" in out.stderr and "GPUAR_LIBRARY" in out.stderr
