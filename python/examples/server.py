@@ -30,9 +30,9 @@ import gpuar
 class SoftGpu:
     """Work on the soft producer: slot i of a line per in-flight request."""
 
-    def __init__(self, port, slots):
-        self.port, self.producer = port, gpuar.SoftProducer()
-        self.lines = [port.line() for _ in range((slots + 7) // 8)]
+    def __init__(self, slots):
+        self.port, self.producer = gpuar.Port(), gpuar.SoftProducer()
+        self.lines = [self.port.line() for _ in range((slots + 7) // 8)]
         self.free = [(line, s) for line in self.lines for s in range(8)]
         self.seq = {}
 
@@ -55,13 +55,14 @@ class SoftGpu:
             self.free.append((line, slot))
 
     def close(self):
-        self.producer.close()
+        self.producer.close()       # before the port: it stores into its lines
+        self.port.close()
 
 
 class CudaGpu:
     """A CUDA kernel per request, awaited through gpuar.cuda."""
 
-    def __init__(self, port, slots):
+    def __init__(self, slots):
         from cuda_work import CudaWork
         import gpuar.cuda
         self.work = CudaWork(slots)
@@ -86,8 +87,7 @@ class CudaGpu:
 
 
 async def serve_and_load(mode, args):
-    port = gpuar.Port()
-    gpu = (CudaGpu if args.cuda else SoftGpu)(port, args.concurrency)
+    gpu = (CudaGpu if args.cuda else SoftGpu)(args.concurrency)
 
     async def handle(reader, writer):
         while line := await reader.readline():
@@ -119,7 +119,6 @@ async def serve_and_load(mode, args):
     server.close()
     await server.wait_closed()
     gpu.close()
-    port.close()
     n = len(latencies)
     print(f"{mode:5}: {n} requests of {args.work_us} us work, "
           f"{args.concurrency} at a time, {wall:.2f} s: "
