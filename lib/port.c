@@ -312,15 +312,35 @@ GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
 			    struct gpuar_record *records, uint32_t max,
 			    int64_t timeout_ns)
 {
+	u64 deadline;
 	int ret;
 
 	if (!port || !records || !max)
 		return -EINVAL;
-	/* Imminent waits first: their records come from the reap's run. */
-	ret = gpuar_imminent_serve(port, timeout_ns < 0 ? GPUAR_U64_MAX :
-				   gpuar_now_ns() + (u64)timeout_ns);
+	if (!gpuar_port_imminent(port))
+		return port->ops->reap(port, records, max, timeout_ns);
+	/*
+	 * Records already queued come first, without a claim; else the
+	 * imminent waits are claimed and watched, and the reap that follows
+	 * has their records (the module checks claimed waits on read).
+	 */
+	deadline = timeout_ns < 0 ? GPUAR_U64_MAX : gpuar_now_ns() + (u64)timeout_ns;
+	ret = port->ops->reap(port, records, max, 0);
+	if (ret != -EAGAIN)
+		return ret;
+	/* A zero timeout still watches, for one lease: what it opted into. */
+	ret = gpuar_imminent_serve(port, timeout_ns == 0 ? GPUAR_U64_MAX : deadline);
 	if (ret < 0)
 		return ret;
+	if (ret > 0 || timeout_ns == 0)
+		return port->ops->reap(port, records, max, 0);
+	if (timeout_ns > 0) {
+		u64 now = gpuar_now_ns();
+
+		if (now >= deadline)
+			return -ETIME;
+		timeout_ns = (int64_t)(deadline - now);
+	}
 	return port->ops->reap(port, records, max, timeout_ns);
 }
 

@@ -161,7 +161,10 @@ enum gpuar_engine {
  * waits and watch their words in the calling thread (the CPU's hardware
  * word wait where it has one, else a load loop) until a store or the end
  * of the claim's lease (the port's busy-read budget, 1 ms by default),
- * and the records come from the reap that follows. The cost: one extra
+ * and the records come from the reap that follows. A loop that calls
+ * gpuar_reap(port, records, max, 0) at any readiness of the fd needs
+ * nothing else: it takes queued records without claiming, and claims
+ * only when none is queued. The cost: one extra
  * wake-up per predicted wait, and up to a lease of the caller's CPU per
  * wait whose work runs late. The kernel engine needs a module with
  * GPUAR_FEATURE_IMMINENT: without it the port opens without imminent
@@ -411,8 +414,9 @@ int gpuar_port_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
  * for an infinite timeout and in its GPUAR_IOC_WAIT_READY for a finite
  * one (a module without GPUAR_FEATURE_WAIT_READY: in poll, with no
  * busy-read), both of which busy-read the same way. On a port with
- * imminent readiness the reap first claims and watches the imminent
- * waits (see GPUAR_PORT_IMMINENT), within the timeout.
+ * imminent readiness a reap that finds no record claims and watches the
+ * imminent waits (see GPUAR_PORT_IMMINENT) within the timeout, or for one
+ * lease with a zero timeout (that watch is what the port opted into).
  */
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 	       uint32_t max, int64_t timeout_ns);
