@@ -12,6 +12,7 @@
 #include <gpuar/gpuar.h>
 
 #include "port.h"
+#include "trained_port.h"
 #include "unit_tap.h"
 
 #include <check.h>
@@ -26,15 +27,6 @@
 #define WORK_NS (20 * MS)
 #define TRAINING 3
 
-struct fixture {
-	struct gpuar_port *port;
-	struct gpuar_line *line;
-	struct gpuar_soft_producer *prod;
-	uint64_t *word;
-	uint64_t seq;
-	struct gpuar_word_wait wait;
-};
-
 static int open_user(struct gpuar_port **p, uint32_t flags,
 		     struct gpuar_error *err)
 {
@@ -48,55 +40,16 @@ static int open_user(struct gpuar_port **p, uint32_t flags,
 	return gpuar_port_open(p, &o, err);
 }
 
-static void setup(struct fixture *f)
+static void setup(struct trained_port *f)
 {
-	struct gpuar_error err;
-
-	ck_assert_msg(open_user(&f->port, GPUAR_PORT_IMMINENT, &err) == 0,
-		      "%s", err.message);
-	ck_assert(gpuar_port_imminent(f->port));
-	ck_assert_int_eq(gpuar_line_alloc(f->port, &f->line), 0);
-	ck_assert_int_eq(gpuar_soft_producer_new(&f->prod), 0);
-	f->word = &gpuar_line_words(f->line)[0];
-	f->seq = 0;
-	f->wait = (struct gpuar_word_wait){
-		.point = 5,
-		.line = gpuar_line_id(f->line),
+	struct gpuar_port_options o = {
+		.engine = GPUAR_ENGINE_USER,
+		.flags = GPUAR_PORT_IMMINENT,
+		.busy_read_us = 20000,	/* a lease as long as the wait */
 	};
-	ck_assert_int_eq(gpuar_plan_from_text(PLAN, &f->wait.plan, NULL), 0);
-}
 
-static void teardown(struct fixture *f)
-{
-	gpuar_soft_producer_free(f->prod);
-	gpuar_port_close(f->port);
-}
-
-static void submit_next(struct fixture *f, uint64_t delay_ns)
-{
-	f->seq++;
-	f->wait.target = f->seq;
-	f->wait.user_data = 100 + f->seq;
-	ck_assert_int_eq(gpuar_submit_word_waits(f->port, &f->wait, 1, NULL), 1);
-	if (delay_ns)
-		ck_assert_int_eq(gpuar_soft_store_after(f->prod, f->word, f->seq,
-							delay_ns), 0);
-}
-
-/* Waits of WORK_NS, so the point predicts it and later waits sleep. */
-static void train(struct fixture *f)
-{
-	struct gpuar_point_stats ps = { .point = f->wait.point };
-
-	for (int i = 0; i < TRAINING; i++) {
-		struct gpuar_record rec;
-
-		submit_next(f, WORK_NS);
-		ck_assert_int_eq(gpuar_reap(f->port, &rec, 1, 2000 * MS), 1);
-		ck_assert_uint_eq(rec.value, f->seq);
-	}
-	ck_assert_int_eq(gpuar_point_stats(f->port, &ps), 0);
-	ck_assert(ps.flags & GPUAR_POINT_HAS_PREDICTION);
+	trained_port_open(f, &o, PLAN, 5);
+	ck_assert(gpuar_port_imminent(f->port));
 }
 
 static struct gpuar_port_stats stats(struct gpuar_port *p)
@@ -182,11 +135,11 @@ START_TEST(bad_claims_are_refused_and_change_nothing)
 	struct gpuar_port_stats before, after;
 	struct gpuar_port *plain;
 	struct gpuar_error err;
-	struct fixture f;
+	struct trained_port f;
 
 	setup(&f);
-	train(&f);
-	submit_next(&f, WORK_NS);
+	trained_port_train(&f, TRAINING, WORK_NS);
+	trained_port_submit(&f, WORK_NS);
 	before = stats(f.port);
 	ck_assert_int_eq(gpuar_port_claim(NULL, e, 2, 0, &err), -EINVAL);
 	ck_assert_uint_eq(err.code, GPUAR_E_INVALID_ARGUMENT);
@@ -206,7 +159,7 @@ START_TEST(bad_claims_are_refused_and_change_nothing)
 	ck_assert_int_eq(gpuar_port_claim(plain, e, 2, 0, &err), -EOPNOTSUPP);
 	ck_assert_uint_eq(err.code, GPUAR_E_FEATURE_UNAVAILABLE);
 	gpuar_port_close(plain);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
@@ -219,14 +172,14 @@ START_TEST(an_event_loop_gets_the_store_through_the_claim)
 {
 	struct gpuar_port_stats before, after;
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 	uint64_t stored;
 	int n = 0;
 
 	setup(&f);
-	train(&f);
+	trained_port_train(&f, TRAINING, WORK_NS);
 	before = stats(f.port);
-	submit_next(&f, WORK_NS);
+	trained_port_submit(&f, WORK_NS);
 	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), -EAGAIN);
 	while (n == 0) {
 		ck_assert(fd_readable(f.port, 2000));
@@ -237,7 +190,7 @@ START_TEST(an_event_loop_gets_the_store_through_the_claim)
 	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
 	after = stats(f.port);
 	stored = gpuar_soft_stored_at(f.prod, f.word, f.seq);
-	ck_assert_uint_eq(rec.user_data, 100 + f.seq);
+	ck_assert_uint_eq(rec.user_data, f.seq);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_int_eq(rec.status, 0);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
@@ -245,7 +198,7 @@ START_TEST(an_event_loop_gets_the_store_through_the_claim)
 	/* Seen by the claimer's check, not the timer's park checks. */
 	ck_assert_uint_ge(after.busy_read_checks, before.busy_read_checks + 1);
 	ck_assert_uint_le(after.checks - before.checks, 4);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
@@ -253,13 +206,13 @@ START_TEST(a_claim_names_the_wait_and_leases_it_once)
 {
 	struct gpuar_claim_entry e[4];
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 	uint64_t now;
 	int n;
 
 	setup(&f);
-	train(&f);
-	submit_next(&f, 0);	/* no store: the lease runs out */
+	trained_port_train(&f, TRAINING, WORK_NS);
+	trained_port_submit(&f, 0);	/* no store: the lease runs out */
 	ck_assert_int_eq(gpuar_port_claim(f.port, e, 4, 0, NULL), 0);
 	/* Imminent from the early wake on, when the fd turns readable. */
 	for (;;) {
@@ -270,7 +223,7 @@ START_TEST(a_claim_names_the_wait_and_leases_it_once)
 		ck_assert(fd_readable(f.port, 2000));
 	}
 	ck_assert_int_eq(n, 1);
-	ck_assert_uint_eq(e[0].user_data, 100 + f.seq);
+	ck_assert_uint_eq(e[0].user_data, f.seq);
 	ck_assert_uint_eq(e[0].target, f.seq);
 	ck_assert_uint_eq(e[0].addr, (uint64_t)(uintptr_t)gpuar_line_words(f.line));
 	ck_assert_uint_eq(e[0].line, gpuar_line_id(f.line));
@@ -285,10 +238,10 @@ START_TEST(a_claim_names_the_wait_and_leases_it_once)
 	gpuar_soft_store_at(f.prod, f.word, f.seq, gpuar_now_ns());
 	rec.user_data = 0;
 	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 2000 * MS), 1);
-	ck_assert_uint_eq(rec.user_data, 100 + f.seq);
+	ck_assert_uint_eq(rec.user_data, f.seq);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
@@ -298,12 +251,12 @@ START_TEST(a_claimed_word_that_moved_is_checked_at_once)
 	struct gpuar_port_stats before, after;
 	struct gpuar_claim_entry e[1];
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 	int n;
 
 	setup(&f);
-	train(&f);
-	submit_next(&f, 0);
+	trained_port_train(&f, TRAINING, WORK_NS);
+	trained_port_submit(&f, 0);
 	while ((n = gpuar_port_claim(f.port, e, 1, 50 * MS, NULL)) == 0)
 		ck_assert(fd_readable(f.port, 2000));
 	ck_assert_int_eq(n, 1);
@@ -313,7 +266,7 @@ START_TEST(a_claimed_word_that_moved_is_checked_at_once)
 	after = stats(f.port);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(after.busy_read_checks, before.busy_read_checks + 1);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
