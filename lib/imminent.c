@@ -171,14 +171,22 @@ GPUAR_EXPORT int gpuar_port_claim(struct gpuar_port *port,
 	const char *args[2];
 
 	gpuar_diag_clear(diag);
-	if (!port || !entries || !max || lease_ns > CLAIM_LEASE_MAX_NS) {
-		args[0] = !port ? "port" : !entries ? "entries" :
-			  !max ? "max" : "lease_ns";
-		args[1] = lease_ns > CLAIM_LEASE_MAX_NS && port && entries && max ?
-			  "above 100 ms" : "must not be NULL or 0";
+	args[1] = "must not be NULL or 0";
+	if (!port)
+		args[0] = "port";
+	else if (!entries)
+		args[0] = "entries";
+	else if (!max)
+		args[0] = "max";
+	else if (lease_ns > CLAIM_LEASE_MAX_NS) {
+		args[0] = "lease_ns";
+		args[1] = "above 100 ms";
+	} else {
+		args[0] = NULL;
+	}
+	if (args[0])
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL,
 				      args, 2);
-	}
 	if (!gpuar_port_imminent(port)) {
 		args[0] = "gpuar_port_claim";
 		args[1] = "the port was not opened with GPUAR_PORT_IMMINENT, or runs without it";
