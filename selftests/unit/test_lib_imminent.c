@@ -174,25 +174,34 @@ START_TEST(an_event_loop_gets_the_store_through_the_claim)
 	struct gpuar_record rec;
 	struct trained_port f;
 	uint64_t stored;
-	int n = 0;
 
 	setup(&f);
 	trained_port_train(&f, TRAINING, WORK_NS);
-	before = stats(f.port);
-	trained_port_submit(&f, WORK_NS);
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), -EAGAIN);
-	while (n == 0) {
-		ck_assert(fd_readable(f.port, 2000));
-		n = gpuar_port_process(f.port);
-		ck_assert_int_ge(n, 0);
+	/*
+	 * A loop kept off its CPU past the store (a busy machine) makes
+	 * its claim's first check find the work done (LATE): try again.
+	 */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int n = 0;
+
+		before = stats(f.port);
+		trained_port_submit(&f, WORK_NS);
+		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), -EAGAIN);
+		while (n == 0) {
+			ck_assert(fd_readable(f.port, 2000));
+			n = gpuar_port_process(f.port);
+			ck_assert_int_ge(n, 0);
+		}
+		ck_assert_int_eq(n, 1);
+		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+		after = stats(f.port);
+		ck_assert_uint_eq(rec.user_data, f.seq);
+		ck_assert_uint_eq(rec.value, f.seq);
+		ck_assert_int_eq(rec.status, 0);
+		if (rec.outcome == GPUAR_OUTCOME_EXACT)
+			break;
 	}
-	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
-	after = stats(f.port);
 	stored = gpuar_soft_stored_at(f.prod, f.word, f.seq);
-	ck_assert_uint_eq(rec.user_data, f.seq);
-	ck_assert_uint_eq(rec.value, f.seq);
-	ck_assert_int_eq(rec.status, 0);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_ge(rec.complete_ns, stored);
 	/* Seen by the claimer's check, not the timer's park checks. */

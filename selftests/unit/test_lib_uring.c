@@ -289,9 +289,12 @@ START_TEST(host_serves_an_imminent_port)
 	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
 	ck_assert_int_eq(gpuar_plan_from_text(plan, &w.plan, NULL), 0);
 	w.line = gpuar_line_id(l);
-	/* Three to train the point, the fourth is predicted. */
-	for (w.target = 1; w.target <= 4; w.target++) {
-		if (w.target == 4)
+	/*
+	 * Three to train the point, the fourth is predicted; up to three
+	 * more if the machine kept the waiter off its CPU past the store.
+	 */
+	for (w.target = 1; w.target <= 7; w.target++) {
+		if (w.target >= 4)
 			ck_assert_int_eq(gpuar_port_stats(p, &before), 0);
 		w.user_data = 40 + w.target;
 		ck_assert_int_eq(gpuar_submit_word_waits(p, &w, 1, NULL), 1);
@@ -300,6 +303,8 @@ START_TEST(host_serves_an_imminent_port)
 		ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 2000 * MS), 1);
 		ck_assert_uint_eq(rec.user_data, 40 + w.target);
 		ck_assert_int_eq(rec.status, 0);
+		if (w.target >= 4 && rec.outcome == GPUAR_OUTCOME_EXACT)
+			break;
 	}
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_int_eq(gpuar_port_stats(p, &after), 0);
