@@ -18,11 +18,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MS 1000000ULL
@@ -132,13 +134,18 @@ static void close_fake(struct gpuar_port *p)
 		close(fake.port_wr);
 }
 
-static void queue_record(uint64_t user_data)
+/* The "module" queues a record; a reap with @timeout_ns gets it. */
+static void reap_queued(struct gpuar_port *p, uint64_t user_data,
+			int64_t timeout_ns)
 {
 	struct gpuar_record rec = {
 		.version = GPUAR_RECORD_VERSION_1, .user_data = user_data,
 	};
 
 	ck_assert_int_eq(write(fake.port_wr, &rec, sizeof(rec)), sizeof(rec));
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(gpuar_reap(p, &rec, 1, timeout_ns), 1);
+	ck_assert_uint_eq(rec.user_data, user_data);
 }
 
 START_TEST(without_imminent_the_port_opens_without_it)
@@ -154,9 +161,7 @@ START_TEST(without_imminent_the_port_opens_without_it)
 	ck_assert_int_eq(gpuar_port_claim(p, e, 1, 0, &err), -EOPNOTSUPP);
 	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
 	ck_assert_uint_eq(fake.claims, 0);
-	queue_record(3);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), 1);
-	ck_assert_uint_eq(rec.user_data, 3);
+	reap_queued(p, 3, 0);
 	close_fake(p);
 }
 END_TEST
@@ -192,8 +197,7 @@ START_TEST(with_imminent_the_flag_reaches_the_module)
 	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
 	ck_assert_uint_eq(fake.claims, 1);
 	/* A queued record is read without a claim. */
-	queue_record(4);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), 1);
+	reap_queued(p, 4, 0);
 	ck_assert_uint_eq(fake.claims, 1);
 	close_fake(p);
 }
@@ -260,33 +264,47 @@ START_TEST(finite_reaps_use_wait_ready_where_the_module_has_it)
 
 	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 5 * MS), -ETIME);
 	ck_assert_uint_ge(fake.wait_readies, 1);
-	queue_record(5);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 1000 * MS), 1);
-	ck_assert_uint_eq(rec.user_data, 5);
+	reap_queued(p, 5, 1000 * MS);
 	close_fake(p);
 
 	/* A module without it: poll, as before. */
 	p = open_fake(0, 0, &err, 0);
 	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 5 * MS), -ETIME);
-	queue_record(6);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 1000 * MS), 1);
-	ck_assert_uint_eq(rec.user_data, 6);
+	reap_queued(p, 6, 1000 * MS);
 	ck_assert_uint_eq(fake.wait_readies, 0);
 	close_fake(p);
 }
 END_TEST
 
-/* No timeout: the module's blocking read(), on either module. */
+/* The "module" queues a record 20 ms from now, from another thread. */
+static void *queue_later(void *arg)
+{
+	struct gpuar_record rec = {
+		.version = GPUAR_RECORD_VERSION_1, .user_data = 8,
+	};
+	struct timespec ts = { .tv_nsec = 20 * MS };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(write(fake.port_wr, &rec, sizeof(rec)), sizeof(rec));
+	return NULL;
+}
+
+/* No timeout: the module's blocking read(), not WAIT_READY. */
 START_TEST(an_infinite_reap_blocks_in_read)
 {
 	struct gpuar_record rec;
 	struct gpuar_error err;
 	struct gpuar_port *p = open_fake(GPUAR_FEATURE_WAIT_READY, 0, &err, 0);
+	uint64_t t0 = gpuar_now_ns();
+	pthread_t t;
 
-	queue_record(8);
+	ck_assert_int_eq(pthread_create(&t, NULL, queue_later, NULL), 0);
 	ck_assert_int_eq(gpuar_reap(p, &rec, 1, -1), 1);
 	ck_assert_uint_eq(rec.user_data, 8);
+	ck_assert_uint_ge(gpuar_now_ns() - t0, 19 * MS);
 	ck_assert_uint_eq(fake.wait_readies, 0);
+	pthread_join(t, NULL);
 	close_fake(p);
 }
 END_TEST
