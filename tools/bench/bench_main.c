@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	bench_select_strategies(&run, o.strategies);
 	if (o.list) {
 		for (unsigned int i = 0; i < run.results; i++)
-			printf("%-13s %-7s %s%s\n", run.result[i].st.name,
+			printf("%-20s %-7s %s%s\n", run.result[i].st.name,
 			       run.result[i].skipped ? "skipped" : "ready",
 			       run.result[i].skipped ? run.result[i].reason : run.result[i].plan,
 			       "");

@@ -20,7 +20,7 @@ struct bench_target {
 	char why[96];		/* why unmeasured */
 };
 
-#define BENCH_TARGETS_MAX 12
+#define BENCH_TARGETS_MAX 24
 /* Evaluate the performance targets on @run; returns how many. */
 unsigned int bench_targets(const struct bench_run *run, struct bench_target *t,
 			   unsigned int max);

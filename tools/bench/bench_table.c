@@ -48,7 +48,10 @@ static void header(FILE *f, const struct bench_run *run)
 	fprintf(f, "latency = waiter saw it - device stored (us); CPU in us per wait: "
 		"waiter (its thread), system (CPUs x wall - idle - device),\n"
 		"backgr (the machine's own load with the benchmark idle, included in system); "
-		"medians [min-max] over repetitions\n\n");
+		"medians [min-max] over repetitions\n"
+		"counts per wait: timers (the port's timer firings; - without a port), "
+		"csw (the waiter thread's context switches), wakes (its blocks ended\n"
+		"by a wake-up, plus a helper thread's)\n\n");
 }
 
 /*
@@ -71,7 +74,7 @@ static void bench_table_detect(FILE *f, const struct bench_run *run)
 			fprintf(f, "\np50 split, us: the port completed the wait (record's "
 				"time - store) + handed it back (waiter saw it - record's time):\n");
 		any = true;
-		fprintf(f, "  %-12s %.2f + %.2f\n", r->st.name, s->detect_p50.median,
+		fprintf(f, "  %-20s %.2f + %.2f\n", r->st.name, s->detect_p50.median,
 			s->p50.median - s->detect_p50.median);
 	}
 }
@@ -82,12 +85,13 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 	unsigned int nt;
 
 	header(f, run);
-	fprintf(f, "%-13s %-22s %8s %-22s %9s %8s %-24s %8s %8s %4s\n", "strategy",
-		"p50", "p90", "p99", "max", "waiter", "system", "backgr", "waits/s", "err");
+	fprintf(f, "%-20s %-22s %8s %-22s %9s %8s %-24s %8s %8s %4s %6s %6s %6s\n",
+		"strategy", "p50", "p90", "p99", "max", "waiter", "system", "backgr",
+		"waits/s", "err", "timers", "csw", "wakes");
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const struct bench_summary *s = &r->sum;
-		char p50[40], p99[40], sys[40], name[40];
+		char p50[40], p99[40], sys[40], name[40], timers[16];
 
 		if (r->skipped || !r->reps)
 			continue;
@@ -96,19 +100,24 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		cell(sys, sizeof(sys), &s->system_cpu_us);
 		snprintf(name, sizeof(name), "%s%s", r->st.name,
 			 (int)i == run->oracle_chosen ? "*" : "");
-		fprintf(f, "%-13s %-22s %8.2f %-22s %9.1f %8.1f %-24s %8.1f %8.1f %4llu\n",
+		if (s->timer_fires.median < 0)
+			snprintf(timers, sizeof(timers), "-");
+		else
+			snprintf(timers, sizeof(timers), "%.2f", s->timer_fires.median);
+		fprintf(f, "%-20s %-22s %8.2f %-22s %9.1f %8.1f %-24s %8.1f %8.1f %4llu %6s %6.2f %6.2f\n",
 			name, p50, s->p90.median, p99, s->max.median,
 			s->waiter_cpu_us.median, sys, s->background_cpu_us.median,
-			s->waits_per_s.median, (unsigned long long)s->errors);
+			s->waits_per_s.median, (unsigned long long)s->errors, timers,
+			s->ctx_switches.median, s->wakeups.median);
 	}
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const char *st = bench_result_status(run, r);
 
 		if (strcmp(st, "ok"))
-			fprintf(f, "%-13s %s: %s\n", r->st.name, st, r->reason);
+			fprintf(f, "%-20s %s: %s\n", r->st.name, st, r->reason);
 		else if (r->sum.errors)
-			fprintf(f, "%-13s errors: %s\n", r->st.name, r->reason);
+			fprintf(f, "%-20s errors: %s\n", r->st.name, r->reason);
 	}
 	{
 		uint64_t late = 0, jobs = 0;
