@@ -303,11 +303,18 @@ START_TEST(host_serves_an_imminent_port)
 		ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 2000 * MS), 1);
 		ck_assert_uint_eq(rec.user_data, 40 + w.target);
 		ck_assert_int_eq(rec.status, 0);
-		if (w.target >= 4 && rec.outcome == GPUAR_OUTCOME_EXACT)
+		ck_assert_int_eq(gpuar_port_stats(p, &after), 0);
+		/*
+		 * On the user engine the reaper's own check must have seen it;
+		 * a loaded machine can wake it so early that its lease runs
+		 * out and the timer's check gets there first: try again.
+		 */
+		if (w.target >= 4 && rec.outcome == GPUAR_OUTCOME_EXACT &&
+		    (gpuar_port_engine(p) != GPUAR_ENGINE_USER ||
+		     after.busy_read_checks > before.busy_read_checks))
 			break;
 	}
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
-	ck_assert_int_eq(gpuar_port_stats(p, &after), 0);
 	gpuar_uring_host_stats(h, &st);
 	if (gpuar_port_engine(p) == GPUAR_ENGINE_USER) {
 		ck_assert(gpuar_port_imminent(p));
