@@ -5,7 +5,8 @@
 #
 #   make                 library (shared + static), tools, module
 #   make check           deps, unit tests (plain, ASan+UBSan), fuzzers,
-#                        module lint, VM suites on the kernel matrix
+#                        module lint, the Python binding's tests, the UCX
+#                        pair, VM suites on the kernel matrix
 #   make vm-check KERNEL=<6.1|6.12|7.x|debug>
 #   make deps            install build and test dependencies (Debian)
 #   make docs            the pictures of docs/*.dot into $(BUILD)/docs/
@@ -90,6 +91,7 @@ include selftests/fuzz/fuzz.mk
 include kmod/kmod.mk
 include tools/vm/vm.mk
 include tools/gpu-bundle/gpu-bundle.mk
+include python/python.mk
 include packaging/packaging.mk
 include docs/docs.mk
 

@@ -30,8 +30,7 @@ static void word_end(struct uport *u, struct uwait *w, u64 value)
 	w->kind = UW_ENDED;
 }
 
-/* Drop the ended waits from the pending array, keeping submission order. */
-static void compact(struct uport *u)
+void uport_compact(struct uport *u)
 {
 	u32 i, n = 0;
 
@@ -60,33 +59,40 @@ void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
 		u->expiry_left = true;
 	for (i = 0; i < u->npend; i++) {
 		struct uwait *w = &u->pend[i];
-		u64 seen;
-		bool done;
 
 		if (w->kind == UW_FENCE) {
 			uport_fence_check(u, w, now);
 			removed |= w->kind == UW_ENDED;
 			continue;
 		}
-		if (w->ws.next_ns > now)
-			continue;
-		seen = gpuar_word_load(w->word);
-		done = gpuar_reached(seen, w->target);
-		w->seen = seen;
-		u->st.checks++;
-		if (w->reader_due) {
-			u->st.busy_read_checks++;
-			w->reader_due = false;
+		/* A claimed wait whose word moved is checked at once. */
+		if (w->lease_end_ns > now && gpuar_word_load(w->word) != w->seen) {
+			w->reader_due = true;
+			w->ws.next_ns = now;
 		}
-		if (gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
-				       done)) {
-			word_end(u, w, seen);
-			removed = true;
-		}
+		if (w->ws.next_ns <= now)
+			removed |= uport_word_check(u, w, now);
 	}
 	if (removed)
-		compact(u);
+		uport_compact(u);
 	uport_arm_timer(u, lazy_arm);
+}
+
+bool uport_word_check(struct uport *u, struct uwait *w, u64 now)
+{
+	u64 seen = gpuar_word_load(w->word);
+	bool done = gpuar_reached(seen, w->target);
+
+	w->seen = seen;
+	u->st.checks++;
+	if (w->reader_due) {
+		u->st.busy_read_checks++;
+		w->reader_due = false;
+	}
+	if (!gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now, done))
+		return false;
+	word_end(u, w, seen);
+	return true;
 }
 
 void uport_process_locked(struct uport *u, bool woken)
@@ -236,7 +242,7 @@ static int u_cancel(struct gpuar_port *port, u64 user_data)
 			word_cancel(u, w, now);
 	}
 	if (n) {
-		compact(u);
+		uport_compact(u);
 		uport_arm_timer(u, false);
 		uport_sync_eventfd(u);
 	} else {
@@ -361,6 +367,7 @@ static const struct gpuar_engine_ops user_ops = {
 	.next_check = u_next_check,
 	.stats = u_stats,
 	.point_stats = u_point_stats,
+	.claim = uport_claim,
 	.close = u_close,
 };
 
@@ -378,7 +385,7 @@ static void u_configure(struct uport *u, const struct gpuar_port_options *opts)
 }
 
 int gpuar_port_user_open(struct gpuar_port *port,
-			 const struct gpuar_port_options *opts)
+			 const struct gpuar_port_options *opts, bool imminent)
 {
 	int cloexec = (opts->flags & GPUAR_PORT_CLOEXEC) ? EPOLL_CLOEXEC : 0;
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -391,6 +398,7 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	pthread_mutex_init(&u->lock, NULL);
 	u->epfd = u->evfd = u->tfd = u->stopfd = -1;
 	u_configure(u, opts);
+	u->imminent = imminent;
 	cap = gpuar_est_table_cap(opts->max_points);
 	u->pend = calloc(u->max_waits, sizeof(*u->pend));
 	u->q = calloc(u->max_waits, sizeof(*u->q));

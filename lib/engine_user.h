@@ -19,6 +19,8 @@
  *   user_timer.c    the timerfd: due times, arming, wake-up samples
  *   user_reap.c     gpuar_reap(): a blocked reaper's hardware park and
  *                   busy-read spin, as the module's read()
+ *   user_imminent.c GPUAR_PORT_IMMINENT: claiming the waits whose early
+ *                   wake is here
  *   user_watcher.c  GPUAR_PORT_WATCHER's thread
  *
  * Everything in struct uport is guarded by its lock, except `changes`,
@@ -67,6 +69,12 @@ struct uwait {
 	u64 seen;
 	/* the next check is a blocked reaper's (busy_read_checks) */
 	bool reader_due;
+	/*
+	 * Imminent readiness: claimed once (never again), and watched by
+	 * the claimer until lease_end_ns, while the timer leaves it alone.
+	 */
+	bool claimed;
+	u64 lease_end_ns;
 	/* fence waits: the engine's own reference to the sync_file */
 	int fd;
 };
@@ -96,6 +104,7 @@ struct uport {
 	u64 wakelat_ns;		/* its quantile, kept as samples come */
 	u64 busy_budget_ns;	/* spin budget of one reap call; 0: none */
 	u32 busy_sleepers;	/* reapers asleep on epfd with budget left */
+	bool imminent;		/* GPUAR_PORT_IMMINENT: the fd wakes early */
 	/*
 	 * Bumped (under the lock) at every record queued and every submit,
 	 * read without it by a spinning reaper: the set of waits changed,
@@ -120,6 +129,14 @@ static inline bool uwait_busy_candidate(const struct uwait *w)
 /* engine_user.c: run the checks that are due (lock held). */
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm);
 void uport_process_locked(struct uport *u, bool woken);
+/* Check word wait @w at @now; true when it ended (its record queued). */
+bool uport_word_check(struct uport *u, struct uwait *w, u64 now);
+/* Drop the ended waits from the pending array, keeping submission order. */
+void uport_compact(struct uport *u);
+
+/* user_imminent.c: GPUAR_IOC_CLAIM's semantics (engine ops claim). */
+int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
+		u32 max, u64 lease_ns);
 
 /* user_fence.c */
 int uport_submit_fence(struct gpuar_port *port,

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
-			  GPUAR_PORT_WATCHER)
+			  GPUAR_PORT_WATCHER | GPUAR_PORT_IMMINENT)
 
 GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 {
@@ -56,6 +56,21 @@ static void kernel_unavailable(char *why, size_t size, const char *path, int err
 	snprintf(why, size, "%s: %s%s", path, strerror(err), hint);
 }
 
+/*
+ * The user engine runs imminent readiness itself, except with a watcher
+ * thread: that thread runs the engine, and the port's fd (its record
+ * eventfd) has no early wake to show.
+ */
+static int user_open(struct gpuar_port *p, const struct gpuar_port_options *o,
+		     struct gpuar_error *diag)
+{
+	int ret = gpuar_imminent_check(o->flags, o->flags & GPUAR_PORT_WATCHER ?
+				       "GPUAR_PORT_WATCHER's thread runs the engine" :
+				       NULL, &p->imminent, diag);
+
+	return ret ? ret : gpuar_port_user_open(p, o, p->imminent);
+}
+
 static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 		       struct gpuar_error *diag)
 {
@@ -66,10 +81,18 @@ static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 	int ret;
 
 	if (o->engine == GPUAR_ENGINE_USER)
-		return gpuar_port_user_open(p, o);
+		return user_open(p, o, diag);
 	ret = gpuar_port_kernel_open(p, o);
-	if (ret == 0)
-		return 0;
+	if (ret == 0) {
+		/* The module may predate imminent readiness. */
+		ret = gpuar_imminent_check(o->flags,
+					   p->features & GPUAR_FEATURE_IMMINENT ? NULL :
+					   "the gpuar module lacks GPUAR_FEATURE_IMMINENT",
+					   &p->imminent, diag);
+		if (ret)
+			p->ops->close(p);
+		return ret;
+	}
 	/* Name the device and the reason, in the refusal and the fallback alike. */
 	kernel_unavailable(why, sizeof(why), path, -ret);
 	args[0] = "kernel";
@@ -77,7 +100,7 @@ static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 	if (strict)
 		return gpuar_diag_set(diag, GPUAR_E_ENGINE_UNAVAILABLE, -ret,
 				      args, 2);
-	ret = gpuar_port_user_open(p, o);
+	ret = user_open(p, o, NULL);
 	if (ret == 0) {
 		args[2] = "user";
 		gpuar_diag_set(diag, GPUAR_W_ENGINE_FALLBACK, 0, args, 3);
@@ -314,14 +337,57 @@ GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
 			    struct gpuar_record *records, uint32_t max,
 			    int64_t timeout_ns)
 {
+	u64 deadline;
+	int ret;
+
 	if (!port || !records || !max)
 		return -EINVAL;
+	if (!gpuar_port_imminent(port))
+		return port->ops->reap(port, records, max, timeout_ns);
+	/*
+	 * Records already queued come first, without a claim; else the
+	 * imminent waits are claimed and watched, and the reap that follows
+	 * has their records (the module checks claimed waits on read).
+	 */
+	deadline = timeout_ns < 0 ? GPUAR_U64_MAX : gpuar_now_ns() + (u64)timeout_ns;
+	ret = port->ops->reap(port, records, max, 0);
+	if (ret != -EAGAIN)
+		return ret;
+	/* A zero timeout still watches, for one lease: what it opted into. */
+	ret = gpuar_imminent_serve(port, timeout_ns == 0 ? GPUAR_U64_MAX : deadline);
+	if (ret < 0)
+		return ret;
+	if (ret > 0 || timeout_ns == 0)
+		return port->ops->reap(port, records, max, 0);
+	if (timeout_ns > 0) {
+		u64 now = gpuar_now_ns();
+
+		if (now >= deadline)
+			return -ETIME;
+		timeout_ns = (int64_t)(deadline - now);
+	}
 	return port->ops->reap(port, records, max, timeout_ns);
 }
 
 GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 {
-	return port ? port->ops->process(port) : -EINVAL;
+	int n, hit;
+
+	if (!port)
+		return -EINVAL;
+	n = port->ops->process(port);
+	/* Records are queued: the caller reads them first, claims later. */
+	if (n != 0)
+		return n;
+	hit = gpuar_imminent_serve(port, GPUAR_U64_MAX);
+	if (hit <= 0)
+		return hit;
+	n = port->ops->process(port);
+	/*
+	 * The module checks the claimed waits only when they are read, so
+	 * its queued count does not hold their records yet.
+	 */
+	return n < 0 || port->engine != GPUAR_ENGINE_KERNEL ? n : n + hit;
 }
 
 GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)

@@ -86,18 +86,6 @@ static bool hw_park(struct uport *u, u64 deadline)
 	return true;
 }
 
-/* A spin pass's pause: let the sibling hyperthread run, save power. */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" : : : "memory");
-#else
-	__asm__ volatile("" : : : "memory");
-#endif
-}
-
 struct busy_target {
 	struct uline *line;	/* held busy (pending) while we read */
 	const uint64_t *word;
@@ -216,7 +204,7 @@ static void busy_spin(struct uport *u, const struct busy_target *t, u32 n,
 				return;
 		if (__atomic_load_n(&u->changes, __ATOMIC_ACQUIRE) != changes)
 			return;
-		cpu_relax();
+		gpuar_cpu_relax();
 		if (pass % BUSY_CLOCK_PASSES)
 			continue;
 		now = gpuar_now_ns();

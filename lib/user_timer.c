@@ -14,11 +14,12 @@
 
 /*
  * When the engine must next look at @w. With @wakelat (a reaper asleep
- * with spin budget left, or one about to spin) a flag wait still in its
- * estimator sleep is due at its early wake (gpuar_word_early_ns, counted
- * from the wait's start as the module's): the timerfd wake runs late by
- * about the port's wake-up latency, and the reaper should be spinning by
- * the time the sleep ends, not start then.
+ * with spin budget left, one about to spin, or an imminent port) a flag
+ * wait still in its estimator sleep is due at its early wake
+ * (gpuar_word_early_ns, counted from the wait's start as the module's):
+ * the timerfd wake runs late by about the port's wake-up latency, and the
+ * reaper (or the claimer) should be watching the word by the time the
+ * sleep ends, not start then.
  */
 u64 uport_due_ns(const struct uwait *w, u64 wakelat)
 {
@@ -43,7 +44,8 @@ void uport_arm_timer(struct uport *u, bool lazy)
 {
 	struct itimerspec its = { 0 };
 	u64 next = GPUAR_U64_MAX, due;
-	u64 wakelat = u->busy_sleepers ? u->wakelat_ns : 0;
+	/* An imminent port wakes its loop early, as a busy sleeper. */
+	u64 wakelat = u->busy_sleepers || u->imminent ? u->wakelat_ns : 0;
 	u32 i;
 
 	for (i = 0; i < u->npend; i++) {

@@ -25,6 +25,11 @@ pkgs=(
 	util-linux binutils
 	# userspace dependencies
 	check liburing-dev libdrm-dev libuv1-dev
+	# the Python binding's tests, and its offline install (pip builds
+	# with Debian's setuptools in a virtual environment)
+	python3 python3-pytest python3-setuptools python3-pip python3-venv
+	# the UCX example beside a port (TCP and shared memory on loopback)
+	libucx-dev
 	# HIP declarations are checked against these headers (ROCm 5.2)
 	libamdhip64-dev
 	# kernel module build, lint and packaging

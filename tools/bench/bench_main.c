@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	probe_cuda(&run);
 	if (o.list) {
 		for (unsigned int i = 0; i < run.results; i++)
-			printf("%-13s %-7s %s%s\n", run.result[i].st.name,
+			printf("%-20s %-7s %s%s\n", run.result[i].st.name,
 			       run.result[i].skipped ? "skipped" : "ready",
 			       run.result[i].skipped ? run.result[i].reason : run.result[i].plan,
 			       "");

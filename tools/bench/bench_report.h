@@ -21,7 +21,7 @@ struct bench_target {
 	bool ran;		/* the strategy it bounds was measured */
 };
 
-#define BENCH_TARGETS_MAX 12
+#define BENCH_TARGETS_MAX 24
 /* Evaluate the performance targets on @run; returns how many. */
 unsigned int bench_targets(const struct bench_run *run, struct bench_target *t,
 			   unsigned int max);

@@ -54,7 +54,10 @@ static void header(FILE *f, const struct bench_run *run)
 		"waiter (its thread), system (all CPUs x wall - idle - device),\n"
 		"%%core (system CPU as a share of one core's time), backgr (the machine's "
 		"own load with the benchmark idle, included in system);\n"
-		"medians [min-max] over repetitions\n\n");
+		"medians [min-max] over repetitions\n"
+		"counts per wait: timers (the port's timer firings; - without a port), "
+		"csw (the waiter thread's context switches), wakes (its blocks ended\n"
+		"by a wake-up, plus a helper thread's)\n\n");
 }
 
 /*
@@ -77,7 +80,7 @@ static void bench_table_detect(FILE *f, const struct bench_run *run)
 			fprintf(f, "\np50 split, us: the port completed the wait (record's "
 				"time - store) + handed it back (waiter saw it - record's time):\n");
 		any = true;
-		fprintf(f, "  %-12s %.2f + %.2f\n", r->st.name, s->detect_p50.median,
+		fprintf(f, "  %-20s %.2f + %.2f\n", r->st.name, s->detect_p50.median,
 			s->p50.median - s->detect_p50.median);
 	}
 }
@@ -85,13 +88,13 @@ static void bench_table_detect(FILE *f, const struct bench_run *run)
 void bench_print_table(FILE *f, const struct bench_run *run)
 {
 	header(f, run);
-	fprintf(f, "%-13s %-22s %8s %-22s %9s %8s %-24s %6s %8s %8s %4s\n", "strategy",
-		"p50", "p90", "p99", "max", "waiter", "system", "%core", "backgr",
-		"waits/s", "err");
+	fprintf(f, "%-20s %-22s %8s %-22s %9s %8s %-24s %6s %8s %8s %4s %6s %6s %6s\n",
+		"strategy", "p50", "p90", "p99", "max", "waiter", "system", "%core",
+		"backgr", "waits/s", "err", "timers", "csw", "wakes");
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const struct bench_summary *s = &r->sum;
-		char p50[40], p99[40], sys[40], name[40];
+		char p50[40], p99[40], sys[40], name[40], timers[16];
 
 		if (r->skipped || !r->reps)
 			continue;
@@ -100,20 +103,25 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		cell(sys, sizeof(sys), &s->system_cpu_us);
 		snprintf(name, sizeof(name), "%s%s", r->st.name,
 			 (int)i == run->oracle_chosen ? "*" : "");
-		fprintf(f, "%-13s %-22s %8.2f %-22s %9.1f %8.1f %-24s %6.1f %8.1f %8.1f %4llu\n",
+		if (s->timer_fires.median < 0)
+			snprintf(timers, sizeof(timers), "-");
+		else
+			snprintf(timers, sizeof(timers), "%.2f", s->timer_fires.median);
+		fprintf(f, "%-20s %-22s %8.2f %-22s %9.1f %8.1f %-24s %6.1f %8.1f %8.1f %4llu %6s %6.2f %6.2f\n",
 			name, p50, s->p90.median, p99, s->max.median,
 			s->waiter_cpu_us.median, sys, bench_core_pct(s),
 			s->background_cpu_us.median, s->waits_per_s.median,
-			(unsigned long long)s->errors);
+			(unsigned long long)s->errors, timers, s->ctx_switches.median,
+			s->wakeups.median);
 	}
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const char *st = bench_result_status(run, r);
 
 		if (strcmp(st, "ok"))
-			fprintf(f, "%-13s %s: %s\n", r->st.name, st, r->reason);
+			fprintf(f, "%-20s %s: %s\n", r->st.name, st, r->reason);
 		else if (r->sum.errors)
-			fprintf(f, "%-13s errors: %s\n", r->st.name, r->reason);
+			fprintf(f, "%-20s errors: %s\n", r->st.name, r->reason);
 	}
 	{
 		uint64_t late = 0, jobs = 0;
