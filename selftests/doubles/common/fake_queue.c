@@ -336,6 +336,122 @@ unsigned int fq_stream_error(struct fq_stream *s)
 	return fq_domain_error(s->domain);
 }
 
+void fq_event_init(struct fq_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->cond, NULL);
+}
+
+void fq_event_destroy(struct fq_event *e)
+{
+	/* The double waits for pending records (real drivers defer the
+	 * free), so no queued call is left pointing at freed memory. */
+	fq_event_sync(e);
+	pthread_cond_destroy(&e->cond);
+	pthread_mutex_destroy(&e->lock);
+}
+
+static unsigned int fq_event_fire(struct fq_stream *s, const uint64_t *args)
+{
+	struct fq_event *e = (struct fq_event *)(uintptr_t)args[0];
+
+	(void)s;
+	pthread_mutex_lock(&e->lock);
+	if (args[1] > e->fired)
+		e->fired = args[1];
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
+			     unsigned int capture_refused,
+			     unsigned int no_memory)
+{
+	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_fire };
+	unsigned int rc;
+
+	pthread_mutex_lock(&e->lock);
+	op.args[0] = (uint64_t)(uintptr_t)e;
+	op.args[1] = ++e->recorded;
+	e->domain = s->domain;
+	rc = fq_stream_enqueue(s, &op, capture_refused, no_memory);
+	if (rc)
+		e->recorded--;
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+/* Until @e reaches record @target or its domain dies (timed, so a fault
+ * that drops the record is seen). Called with e->lock held. */
+static unsigned int fq_event_wait_locked(struct fq_event *e, uint64_t target)
+{
+	unsigned int rc = 0;
+
+	while (e->fired < target) {
+		struct timespec ts;
+
+		if (e->domain && (rc = fq_domain_error(e->domain)))
+			break;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+	}
+	return rc;
+}
+
+static unsigned int fq_event_await(struct fq_stream *s, const uint64_t *args)
+{
+	struct fq_event *e = (struct fq_event *)(uintptr_t)args[0];
+	unsigned int rc;
+
+	(void)s;
+	pthread_mutex_lock(&e->lock);
+	rc = fq_event_wait_locked(e, args[1]);
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+unsigned int fq_stream_wait_event(struct fq_stream *s, struct fq_event *e,
+				  unsigned int capture_refused,
+				  unsigned int no_memory)
+{
+	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_await };
+
+	pthread_mutex_lock(&e->lock);
+	op.args[0] = (uint64_t)(uintptr_t)e;
+	op.args[1] = e->recorded;
+	pthread_mutex_unlock(&e->lock);
+	return fq_stream_enqueue(s, &op, capture_refused, no_memory);
+}
+
+unsigned int fq_event_sync(struct fq_event *e)
+{
+	unsigned int rc;
+
+	pthread_mutex_lock(&e->lock);
+	rc = fq_event_wait_locked(e, e->recorded);
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+unsigned int fq_event_query(struct fq_event *e, unsigned int not_ready)
+{
+	unsigned int rc;
+
+	pthread_mutex_lock(&e->lock);
+	rc = e->domain ? fq_domain_error(e->domain) : 0;
+	if (!rc && e->fired < e->recorded)
+		rc = not_ready;
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
 bool fq_env_flag(const char *name)
 {
 	const char *v = getenv(name);

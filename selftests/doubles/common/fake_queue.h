@@ -104,6 +104,38 @@ unsigned int fq_streams_touching(const void *addr, uint64_t len);
 /* The domain's sticky error seen from a call running on @s (0 if none). */
 unsigned int fq_stream_error(struct fq_stream *s);
 
+/*
+ * Events, as both vendors have them: a record is an in-order marker on a
+ * stream; a stream wait on an event makes the stream's later work wait
+ * until the event's latest record *at the time of the wait call* has been
+ * reached (CUDA Driver API cuStreamWaitEvent: "the stream will wait only
+ * for the completion of the most recent host call to cuEventRecord() on
+ * hEvent"; a never-recorded event is no wait at all). A wait also ends
+ * when the recording stream's domain is poisoned (the record is dropped).
+ */
+struct fq_event {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t recorded;	/* records made */
+	uint64_t fired;		/* the latest record its stream reached */
+	struct fq_domain *domain;	/* of the stream last recorded on */
+};
+
+void fq_event_init(struct fq_event *e);
+void fq_event_destroy(struct fq_event *e);
+/* Enqueue a record of @e on @s (the enqueue's result, as fq_stream_enqueue). */
+unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
+			     unsigned int capture_refused,
+			     unsigned int no_memory);
+/* Enqueue on @s a wait for @e's latest record. */
+unsigned int fq_stream_wait_event(struct fq_stream *s, struct fq_event *e,
+				  unsigned int capture_refused,
+				  unsigned int no_memory);
+/* Block until @e's latest record is reached: 0, or the sticky code. */
+unsigned int fq_event_sync(struct fq_event *e);
+/* 0 when @e's latest record is reached, @not_ready before, or sticky. */
+unsigned int fq_event_query(struct fq_event *e, unsigned int not_ready);
+
 /* Read a fault-injection setting from the environment (names are listed
  * in each double's header comment). */
 bool fq_env_flag(const char *name);
