@@ -56,6 +56,21 @@ static void fq_sleep_ns(uint64_t ns)
 		;
 }
 
+/* A condition wait of at most 1 ms (callers look at a domain's sticky
+ * error between waits, which nobody signals them). */
+static void fq_cond_wait_1ms(pthread_cond_t *cond, pthread_mutex_t *lock)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(cond, lock, &ts);
+}
+
 static bool fq_wait_done(const struct fq_op *op)
 {
 	uint64_t word = __atomic_load_n(op->word, __ATOMIC_ACQUIRE);
@@ -277,18 +292,9 @@ unsigned int fq_stream_sync(struct fq_stream *s)
 	unsigned int code;
 
 	pthread_mutex_lock(&s->lock);
-	while ((s->head || s->current) && !fq_domain_error(s->domain)) {
-		struct timespec ts;
-
-		/* Timed, so a fault in another stream of the domain is seen. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
-	}
+	/* Timed, so a fault in another stream of the domain is seen. */
+	while ((s->head || s->current) && !fq_domain_error(s->domain))
+		fq_cond_wait_1ms(&s->cond, &s->lock);
 	pthread_mutex_unlock(&s->lock);
 	code = fq_domain_error(s->domain);
 	return code;
@@ -390,17 +396,9 @@ static unsigned int fq_event_wait_locked(struct fq_event *e, uint64_t target)
 	unsigned int rc = 0;
 
 	while (e->fired < target) {
-		struct timespec ts;
-
 		if (e->domain && (rc = fq_domain_error(e->domain)))
 			break;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+		fq_cond_wait_1ms(&e->cond, &e->lock);
 	}
 	return rc;
 }
