@@ -210,7 +210,11 @@ int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
  *
  * Launch such a graph only through gpuar_cuda_graph_launch (a plain
  * cuGraphLaunch would store a stale number). Each executable graph
- * instantiated from @graph works, with the same node handle.
+ * instantiated from @graph works, with the same node handle. (CUDA 13.1's
+ * atomic-add memop could advance the word by one per replay without the
+ * patch, but whether it reaches mapped host memory is unproven; the
+ * patched write works on every driver from 11.7 and keeps one number per
+ * record, as every other record.)
  *
  * gpuar_cuda_graph_add_completion: add the node to @graph after @deps
  * (@ndeps of them; 0 for a root node); *@node gets it.
