@@ -21,6 +21,7 @@ struct gv_await {
 	unsigned int failed;	/* vendor status that made us cancel it */
 	uint32_t resubmits;	/* backstop timeouts resolved as "late" */
 	uint32_t checks;	/* word checks of the earlier submissions */
+	uint32_t queries;	/* status queries in flight (registry lock) */
 	struct gpuar_plan plan;
 };
 
@@ -40,7 +41,29 @@ struct gv_await {
  * Never held across a driver call.
  */
 static pthread_mutex_t gv_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gv_queries_done = PTHREAD_COND_INITIALIZER;
 static struct gv_await *gv_awaits;
+
+/*
+ * Free an await once no status query of its stream is in flight: the
+ * caller may destroy the stream as soon as it has the await's record.
+ * Under the registry lock.
+ */
+static void gv_await_free_locked(struct gv_await *a)
+{
+	while (a->queries)
+		pthread_cond_wait(&gv_queries_done, &gv_registry_lock);
+	free(a);
+}
+
+static void gv_await_free(struct gv_await *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&gv_registry_lock);
+	gv_await_free_locked(a);
+	pthread_mutex_unlock(&gv_registry_lock);
+}
 
 void gv_awaits_drop(struct gv_backend *b)
 {
@@ -52,7 +75,7 @@ void gv_awaits_drop(struct gv_backend *b)
 
 		if (a->line->b == b) {
 			*pp = a->next;
-			free(a);
+			gv_await_free_locked(a);
 		} else {
 			pp = &a->next;
 		}
@@ -186,7 +209,7 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 
 		a = gv_await_take(l->port, &r);
 		gv_line_awaits_add(l, -1);
-		free(a);
+		gv_await_free(a);
 		return gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
 			       "the store is enqueued but the port refused the "
 			       "word wait (errno %d)", -rc);
@@ -212,7 +235,7 @@ static struct gpuar_port *port_of(const struct gv_await *a)
 static void gv_await_done(struct gv_await *a)
 {
 	gv_line_awaits_add(a->line, -1);
-	free(a);
+	gv_await_free(a);
 }
 
 /*
@@ -277,53 +300,54 @@ failed:
  * timeout; cancel those whose stream failed (their CANCELLED record then
  * becomes the error record). The awaits are noted under the registry
  * lock and their streams asked outside it: a driver call never holds up
- * other threads' records, awaits and reaps.
+ * other threads' records, awaits and reaps. An await being asked about is
+ * not freed, nor its record handed out, until the answer is in: the caller
+ * may destroy its stream as soon as it has the record.
  */
 #define GV_UNGUARDED_MAX 32
 
+static bool gv_await_listed(const struct gv_await *a)
+{
+	for (const struct gv_await *x = gv_awaits; x; x = x->next)
+		if (x == a)
+			return true;
+	return false;
+}
+
 static void gv_check_unguarded(struct gpuar_port *port)
 {
-	struct {
-		struct gv_backend *b;
-		void *stream;
-		uint64_t user_data, point;
-		unsigned int st;
-	} seen[GV_UNGUARDED_MAX];
-	uint32_t n = 0;
+	struct gv_await *seen[GV_UNGUARDED_MAX];
+	unsigned int st[GV_UNGUARDED_MAX];
+	uint64_t cancel[GV_UNGUARDED_MAX];
+	uint32_t n = 0, ncancel = 0;
 
 	pthread_mutex_lock(&gv_registry_lock);
 	for (struct gv_await *a = gv_awaits; a && n < GV_UNGUARDED_MAX; a = a->next) {
 		if (a->line->port != port || a->failed ||
 		    a->plan.park == GPUAR_PARK_FLAG)
 			continue;
-		seen[n].b = a->line->b;
-		seen[n].stream = a->stream;
-		seen[n].user_data = a->user_data;
-		seen[n++].point = a->point;
+		a->queries++;	/* not freed, nor handed out, until answered */
+		seen[n++] = a;
 	}
 	pthread_mutex_unlock(&gv_registry_lock);
 	for (uint32_t i = 0; i < n; i++)
-		seen[i].st = gv_query(seen[i].b, seen[i].stream);
+		st[i] = gv_query(seen[i]->line->b, seen[i]->stream);
+	pthread_mutex_lock(&gv_registry_lock);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct gv_ops *ops = seen[i].b->ops;
-		unsigned int st = seen[i].st;
-		bool failed = false;
+		struct gv_await *a = seen[i];
+		const struct gv_ops *ops = a->line->b->ops;
 
-		if (!st || st == ops->not_ready || ops->status_not_now(st))
-			continue;
-		pthread_mutex_lock(&gv_registry_lock);
-		for (struct gv_await *a = gv_awaits; a; a = a->next) {
-			if (gv_await_matches(a, port, seen[i].user_data,
-					     seen[i].point) && !a->failed) {
-				a->failed = st;
-				failed = true;
-				break;
-			}
+		if (st[i] && st[i] != ops->not_ready && !ops->status_not_now(st[i]) &&
+		    !a->failed && gv_await_listed(a)) {
+			a->failed = st[i];
+			cancel[ncancel++] = a->user_data;
 		}
-		pthread_mutex_unlock(&gv_registry_lock);
-		if (failed)	/* -EALREADY: it finished meanwhile */
-			gpuar_cancel(port, seen[i].user_data);
+		a->queries--;
 	}
+	pthread_cond_broadcast(&gv_queries_done);
+	pthread_mutex_unlock(&gv_registry_lock);
+	for (uint32_t i = 0; i < ncancel; i++)
+		gpuar_cancel(port, cancel[i]);	/* -EALREADY: it finished */
 }
 
 int gv_resolve_record(struct gpuar_port *port, const struct gpuar_record *rec,
