@@ -29,10 +29,6 @@ static struct gpuar_cuda *gcu_of(struct gv_backend *b)
 	return (struct gpuar_cuda *)b;
 }
 
-/* The calling thread's capture mode while the backend calls the driver. */
-static __thread unsigned int gcu_saved_mode;
-static __thread unsigned int gcu_depth;
-
 /*
  * Make the primary context current for one call and the thread's capture
  * mode relaxed ("not prohibited from potentially unsafe API calls", CUDA
@@ -42,11 +38,8 @@ static gcu_result gcu_enter(struct gpuar_cuda *cu)
 {
 	gcu_result rc = cu->drv.api.cuCtxPushCurrent(cu->ctx);
 
-	if (!rc && cu->drv.api.cuThreadExchangeStreamCaptureMode &&
-	    gcu_depth++ == 0) {
-		gcu_saved_mode = GCU_STREAM_CAPTURE_MODE_RELAXED;
-		cu->drv.api.cuThreadExchangeStreamCaptureMode(&gcu_saved_mode);
-	}
+	if (!rc)
+		gv_capture_relax(cu->drv.api.cuThreadExchangeStreamCaptureMode);
 	return rc;
 }
 
@@ -54,8 +47,7 @@ static void gcu_leave(struct gpuar_cuda *cu)
 {
 	gcu_context popped;
 
-	if (cu->drv.api.cuThreadExchangeStreamCaptureMode && --gcu_depth == 0)
-		cu->drv.api.cuThreadExchangeStreamCaptureMode(&gcu_saved_mode);
+	gv_capture_restore(cu->drv.api.cuThreadExchangeStreamCaptureMode);
 	cu->drv.api.cuCtxPopCurrent(&popped);
 }
 

@@ -2,7 +2,9 @@
 /*
  * The HIP backend: the vendor calls behind the shared line, await and
  * source logic (backends/vendor), each made with the backend's device
- * current and the caller's current device restored afterwards.
+ * current and the caller's current device restored afterwards, and in
+ * the relaxed capture mode where the runtime has
+ * hipThreadExchangeStreamCaptureMode (vendor_capture.c says why).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,14 +32,16 @@ static ghip_error ghip_enter(struct gpuar_hip *h, int *saved)
 {
 	ghip_error rc = h->rt.api.hipGetDevice(saved);
 
-	if (rc)
-		return rc;
-	return *saved == h->device ? GHIP_SUCCESS :
-				     h->rt.api.hipSetDevice(h->device);
+	if (!rc && *saved != h->device)
+		rc = h->rt.api.hipSetDevice(h->device);
+	if (!rc)
+		gv_capture_relax(h->rt.api.hipThreadExchangeStreamCaptureMode);
+	return rc;
 }
 
 static void ghip_leave(struct gpuar_hip *h, int saved)
 {
+	gv_capture_restore(h->rt.api.hipThreadExchangeStreamCaptureMode);
 	if (saved != h->device)
 		h->rt.api.hipSetDevice(saved);
 }

@@ -72,6 +72,7 @@ CHECK_FN(hipStreamIsCapturing);
 CHECK_FN(hipRuntimeGetVersion);
 CHECK_FN(hipStreamWaitEvent);
 CHECK_FN(hipDeviceGetAttribute);
+CHECK_FN(hipThreadExchangeStreamCaptureMode);
 CHECK_VALUE(GHIP_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE,
 	    hipDeviceAttributeCanUseStreamWaitValue);
 CHECK_VALUE(GHIP_ERROR_STREAM_CAPTURE_WRONG_THREAD,

@@ -116,6 +116,8 @@ typedef ghip_error (*ghip_fn_hipDeviceGetAttribute)(int *value,
 typedef ghip_error (*ghip_fn_hipStreamWaitEvent)(ghip_stream stream,
 						 ghip_event event,
 						 unsigned int flags);
+/* The calling thread's capture mode (hipStreamCaptureMode), swapped. */
+typedef ghip_error (*ghip_fn_hipThreadExchangeStreamCaptureMode)(unsigned int *mode);
 /* Optional (HIP 6.2 and later): an id per stream, resolving
  * hipStreamPerThread to the calling thread's stream. */
 typedef ghip_error (*ghip_fn_hipStreamGetId)(ghip_stream stream,

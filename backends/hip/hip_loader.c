@@ -61,6 +61,7 @@ static const struct ghip_entry {
 	E(hipStreamWaitEvent, 0),
 	E(hipStreamGetDevice, 1),
 	E(hipStreamGetId, 1),
+	E(hipThreadExchangeStreamCaptureMode, 1),
 #undef E
 };
 

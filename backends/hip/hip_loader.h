@@ -32,6 +32,8 @@ struct ghip_api {
 	ghip_fn_hipStreamWaitEvent hipStreamWaitEvent;
 	ghip_fn_hipStreamGetDevice hipStreamGetDevice;	/* optional */
 	ghip_fn_hipStreamGetId hipStreamGetId;		/* optional */
+	/* optional: without it, calls run in the caller's capture mode */
+	ghip_fn_hipThreadExchangeStreamCaptureMode hipThreadExchangeStreamCaptureMode;
 };
 
 struct ghip_loaded {

@@ -188,6 +188,18 @@ int gv_vendor_fail(struct gv_backend *b, struct gpuar_error *diag,
 
 void gv_diag_clear(struct gpuar_error *diag);
 
+/*
+ * The vendor's per-thread capture-mode exchange (both vendors take the
+ * mode by pointer and return a status), and its relaxed mode.
+ */
+typedef unsigned int (*gv_capture_exchange_fn)(unsigned int *mode);
+#define GV_CAPTURE_MODE_RELAXED 2u
+/* Around the backend's own driver calls: the calling thread in the relaxed
+ * mode, then its own mode again (nesting allowed; no-op when NULL, a
+ * driver without the exchange). */
+void gv_capture_relax(gv_capture_exchange_fn exchange);
+void gv_capture_restore(gv_capture_exchange_fn exchange);
+
 int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 		  struct gpuar_vendor_line **line, struct gpuar_error *diag);
 int gv_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,

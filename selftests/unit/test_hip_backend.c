@@ -272,6 +272,39 @@ START_TEST(reverse_wait_refused_without_the_capability)
 }
 END_TEST
 
+typedef unsigned int (*fn_is_capturing)(void *, unsigned int *);
+
+/*
+ * A capture in the global mode on this very thread: the backend's own
+ * status queries run in the relaxed mode, so the capture stays valid and
+ * the waits complete as they would without it.
+ */
+START_TEST(global_capture_survives_the_backends_queries)
+{
+	const char *plans[] = { "poll", FLAG_PLAN };
+	void *c = hip_stream_new(0), *s = hip_stream_new(0);
+
+	for (uint32_t i = 0; i < 2; i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_completion out;
+		unsigned int status = 0;
+
+		hip_work(s, 30 * MS);
+		hip_capture(c, 1);
+		ck_assert_msg(gpuar_hip_await(vline, 0, s, &plan, 1, 80 + i, NULL,
+					      &vdiag) == 0, "%s", vdiag.message);
+		out = vt_reap_one(vb);
+		ck_assert_uint_eq(out.record.user_data, 80 + i);
+		ck_assert_int_eq(out.record.status, 0);
+		ck_assert_uint_eq(SYM(fn_is_capturing, "hipStreamIsCapturing")(c, &status), 0);
+		ck_assert_uint_eq(status, 1);	/* active, not invalidated */
+		hip_capture(c, 0);
+	}
+	hip_stream_free(c);
+	hip_stream_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("hip_backend");
@@ -290,6 +323,7 @@ int main(void)
 	tcase_add_test(own, calls_restore_the_callers_current_device);
 	tcase_add_test(own, reverse_wait_across_2_64_refused);
 	tcase_add_test(own, reverse_wait_up_to_2_64_works);
+	tcase_add_test(own, global_capture_survives_the_backends_queries);
 	suite_add_tcase(suite, own);
 	vt_add_open_cases(suite);
 	vt_add_cases(suite);

@@ -28,8 +28,10 @@
  * hipStreamPerThread or a created stream — HIP 5 has no explicit legacy
  * handle), a stream of another device (-EXDEV; detected where the runtime
  * has hipStreamGetDevice, HIP 6 and later), and a stream being captured
- * (-EBUSY). A capture status (hipErrorStreamCapture*, 900-908) from a
- * status query means "ask again later", never an error record.
+ * (-EBUSY). As on CUDA, the library's own calls run in the relaxed capture
+ * mode (hipThreadExchangeStreamCaptureMode, where the runtime has it), and
+ * a capture status (hipErrorStreamCapture*, 900-908) from a status query
+ * means "ask again later", never an error record.
  *
  * Graphs: HIP offers no graph completion here (no counterpart of
  * gpuar_cuda_graph_add_completion). HIP 6.4 and later have

@@ -261,13 +261,6 @@ bool fq_stream_capturing(struct fq_stream *s)
 	return on;
 }
 
-void fq_stream_set_capturing(struct fq_stream *s, bool on)
-{
-	pthread_mutex_lock(&s->lock);
-	s->capturing = on;
-	pthread_mutex_unlock(&s->lock);
-}
-
 unsigned int fq_stream_query(struct fq_stream *s, unsigned int not_ready)
 {
 	unsigned int sticky = fq_domain_error(s->domain);
@@ -448,6 +441,97 @@ unsigned int fq_event_query(struct fq_event *e, unsigned int not_ready)
 		rc = not_ready;
 	pthread_mutex_unlock(&e->lock);
 	return rc;
+}
+
+#define FQ_CAPTURES_MAX 16
+static pthread_mutex_t fq_capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fq_stream *fq_captures[FQ_CAPTURES_MAX];
+static __thread unsigned int fq_thread_mode;	/* FQ_CAPTURE_GLOBAL */
+
+unsigned int fq_capture_exchange_mode(unsigned int mode)
+{
+	unsigned int old = fq_thread_mode;
+
+	fq_thread_mode = mode;
+	return old;
+}
+
+bool fq_capture_begin(struct fq_stream *s, unsigned int mode)
+{
+	bool done = false;
+
+	pthread_mutex_lock(&fq_capture_lock);
+	for (int i = 0; i < FQ_CAPTURES_MAX && !done && !fq_stream_capturing(s); i++) {
+		if (fq_captures[i])
+			continue;
+		fq_captures[i] = s;
+		pthread_mutex_lock(&s->lock);
+		s->capturing = true;
+		s->capture_mode = mode;
+		s->capture_thread = pthread_self();
+		s->capture_invalidated = false;
+		pthread_mutex_unlock(&s->lock);
+		done = true;
+	}
+	pthread_mutex_unlock(&fq_capture_lock);
+	return done;
+}
+
+bool fq_capture_end(struct fq_stream *s, bool *invalidated)
+{
+	bool was;
+
+	pthread_mutex_lock(&fq_capture_lock);
+	for (int i = 0; i < FQ_CAPTURES_MAX; i++)
+		if (fq_captures[i] == s)
+			fq_captures[i] = NULL;
+	pthread_mutex_lock(&s->lock);
+	was = s->capturing;
+	*invalidated = s->capture_invalidated;
+	s->capturing = false;
+	s->capture_invalidated = false;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&fq_capture_lock);
+	return was;
+}
+
+bool fq_capture_invalidated(struct fq_stream *s)
+{
+	bool inv;
+
+	pthread_mutex_lock(&s->lock);
+	inv = s->capturing && s->capture_invalidated;
+	pthread_mutex_unlock(&s->lock);
+	return inv;
+}
+
+bool fq_capture_permits_unsafe_call(void)
+{
+	pthread_t self = pthread_self();
+	bool permitted = true;
+
+	if (fq_thread_mode == FQ_CAPTURE_RELAXED)
+		return true;
+	pthread_mutex_lock(&fq_capture_lock);
+	for (int i = 0; i < FQ_CAPTURES_MAX; i++) {
+		struct fq_stream *c = fq_captures[i];
+		bool prohibits;
+
+		if (!c)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		prohibits = pthread_equal(c->capture_thread, self) ?
+			    c->capture_mode != FQ_CAPTURE_RELAXED :
+			    fq_thread_mode == FQ_CAPTURE_GLOBAL &&
+			    c->capture_mode == FQ_CAPTURE_GLOBAL;
+		if (prohibits) {
+			c->capture_invalidated = true;
+			permitted = false;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&fq_capture_lock);
+	return permitted;
 }
 
 bool fq_env_flag(const char *name)

@@ -152,12 +152,9 @@ struct CUstream_st {
 	struct fq_stream q;
 	struct CUctx_st *ctx;
 	unsigned long long id;		/* cuStreamGetId */
-	/* While captured: the graph its work goes to, the capture's mode and
-	 * thread, and whether a prohibited call invalidated it. */
+	/* While captured: the graph its work goes to (the mode, thread and
+	 * invalidation are the queue's, fake_queue.h). */
 	struct CUgraph_st *capture;
-	unsigned int capture_mode;
-	pthread_t capture_thread;
-	bool capture_invalidated;
 };
 
 /* The per-thread default streams (reachable here for leak checkers). */
@@ -176,14 +173,10 @@ static char fake_hidden[FAKE_HIDDEN_MAX][64];
 static uint64_t fake_unfenced_writes;
 static unsigned long long fake_next_stream_id = 100;
 static struct fake_ptds *fake_ptds_all;
-/* Streams being captured (cuStreamBeginCapture_v2). */
-#define FAKE_CAPTURES_MAX 16
-static struct CUstream_st *fake_captures[FAKE_CAPTURES_MAX];
 
 static __thread struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
 static __thread int ctx_depth;
 static __thread struct CUstream_st *ptds[FAKE_DEVICES_MAX];
-static __thread unsigned int capture_mode;	/* GLOBAL (0) by default */
 
 /* ------------------------------------------------------ double-only */
 
@@ -422,7 +415,7 @@ static gcu_result fake_push(struct CUstream_st *s, const struct fq_op *op)
 
 	pthread_mutex_lock(&fake_lock);
 	if (s->capture) {
-		if (s->capture_invalidated) {
+		if (fq_capture_invalidated(&s->q)) {
 			rc = GCU_ERROR_STREAM_CAPTURE_INVALIDATED;
 		} else if (!(n = fake_graph_node(s->capture))) {
 			rc = GCU_ERROR_OUT_OF_MEMORY;
@@ -438,36 +431,12 @@ static gcu_result fake_push(struct CUstream_st *s, const struct fq_op *op)
 				 GCU_ERROR_OUT_OF_MEMORY);
 }
 
-/*
- * A "potentially unsafe" call during a capture (cuThreadExchangeStream-
- * CaptureMode): 0 when this thread may make it, else invalidate the
- * captures that prohibit it and return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
- */
+/* A "potentially unsafe" call during a capture (fake_queue.h has the
+ * rule): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED when prohibited. */
 static gcu_result fake_capture_check(void)
 {
-	pthread_t self = pthread_self();
-	gcu_result rc = GCU_SUCCESS;
-
-	if (capture_mode == GCU_STREAM_CAPTURE_MODE_RELAXED)
-		return GCU_SUCCESS;
-	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_CAPTURES_MAX; i++) {
-		struct CUstream_st *c = fake_captures[i];
-		bool own, prohibits;
-
-		if (!c)
-			continue;
-		own = pthread_equal(c->capture_thread, self);
-		prohibits = own ? c->capture_mode != GCU_STREAM_CAPTURE_MODE_RELAXED :
-			    capture_mode == GCU_STREAM_CAPTURE_MODE_GLOBAL &&
-			    c->capture_mode == GCU_STREAM_CAPTURE_MODE_GLOBAL;
-		if (prohibits) {
-			c->capture_invalidated = true;
-			rc = GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-		}
-	}
-	pthread_mutex_unlock(&fake_lock);
-	return rc;
+	return fq_capture_permits_unsafe_call() ? GCU_SUCCESS :
+	       GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
 /* ------------------------------------------------------- driver API */
@@ -905,13 +874,9 @@ gcu_result cuStreamGetId(gcu_stream stream, unsigned long long *id)
 
 gcu_result cuThreadExchangeStreamCaptureMode(unsigned int *mode)
 {
-	unsigned int old;
-
 	if (!mode || *mode > GCU_STREAM_CAPTURE_MODE_RELAXED)
 		return GCU_ERROR_INVALID_VALUE;
-	old = capture_mode;
-	capture_mode = *mode;
-	*mode = old;
+	*mode = fq_capture_exchange_mode(*mode);
 	return GCU_SUCCESS;
 }
 
@@ -964,7 +929,6 @@ gcu_result cuStreamBeginCapture_v2(gcu_stream stream, unsigned int mode)
 {
 	struct CUstream_st *s;
 	gcu_result rc = fake_stream(stream, &s);
-	int slot = -1;
 
 	if (rc)
 		return rc;
@@ -974,24 +938,17 @@ gcu_result cuStreamBeginCapture_v2(gcu_stream stream, unsigned int mode)
 	if (mode > GCU_STREAM_CAPTURE_MODE_RELAXED)
 		return GCU_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fake_lock);
-	for (int i = 0; i < FAKE_CAPTURES_MAX && slot < 0; i++)
-		if (!fake_captures[i])
-			slot = i;
-	if (s->capture || slot < 0) {
+	if (s->capture || !(s->capture = calloc(1, sizeof(*s->capture)))) {
 		pthread_mutex_unlock(&fake_lock);
 		return GCU_ERROR_ILLEGAL_STATE;
 	}
-	s->capture = calloc(1, sizeof(*s->capture));
-	if (!s->capture) {
-		pthread_mutex_unlock(&fake_lock);
-		return GCU_ERROR_OUT_OF_MEMORY;
+	if (!fq_capture_begin(&s->q, mode)) {
+		free(s->capture);
+		s->capture = NULL;
+		rc = GCU_ERROR_ILLEGAL_STATE;
 	}
-	s->capture_mode = mode;
-	s->capture_thread = pthread_self();
-	s->capture_invalidated = false;
-	fake_captures[slot] = s;
 	pthread_mutex_unlock(&fake_lock);
-	return GCU_SUCCESS;
+	return rc;
 }
 
 gcu_result cuStreamEndCapture(gcu_stream stream, gcu_graph *graph)
@@ -999,7 +956,7 @@ gcu_result cuStreamEndCapture(gcu_stream stream, gcu_graph *graph)
 	struct CUstream_st *s;
 	struct CUgraph_st *g;
 	gcu_result rc = fake_stream(stream, &s);
-	bool invalidated;
+	bool invalidated = false;
 
 	if (rc)
 		return rc;
@@ -1007,12 +964,8 @@ gcu_result cuStreamEndCapture(gcu_stream stream, gcu_graph *graph)
 		return GCU_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fake_lock);
 	g = s->capture;
-	invalidated = s->capture_invalidated;
-	for (int i = 0; i < FAKE_CAPTURES_MAX; i++)
-		if (fake_captures[i] == s)
-			fake_captures[i] = NULL;
 	s->capture = NULL;
-	s->capture_invalidated = false;
+	fq_capture_end(&s->q, &invalidated);
 	pthread_mutex_unlock(&fake_lock);
 	*graph = NULL;
 	if (!g)
@@ -1051,7 +1004,7 @@ gcu_result cuStreamIsCapturing(gcu_stream stream, unsigned int *status)
 		return GCU_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fake_lock);
 	*status = !s->capture ? GCU_STREAM_CAPTURE_STATUS_NONE :
-		  s->capture_invalidated ? GCU_STREAM_CAPTURE_STATUS_INVALIDATED :
+		  fq_capture_invalidated(&s->q) ? GCU_STREAM_CAPTURE_STATUS_INVALIDATED :
 					   GCU_STREAM_CAPTURE_STATUS_ACTIVE;
 	pthread_mutex_unlock(&fake_lock);
 	return GCU_SUCCESS;

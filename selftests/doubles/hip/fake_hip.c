@@ -23,7 +23,9 @@
  * hipDeviceAttributeCanUseStreamWaitValue is 0 ("Support for
  * hipStreamWaitValue64 can be queried using hipDeviceGetAttribute() and
  * hipDeviceAttributeCanUseStreamWaitValue", hip_runtime_api.h);
- * hipRuntimeGetVersion reports FAKE_HIP_VERSION. Events as fake_queue.h.
+ * hipRuntimeGetVersion reports FAKE_HIP_VERSION. Events, and capture
+ * modes (hipThreadExchangeStreamCaptureMode: queries, synchronizes and
+ * host registration are the prohibited calls), as fake_queue.h.
  * Environment: GPUAR_FAKE_HIP_NO_DEVICE=1 (hipInit fails),
  * GPUAR_FAKE_HIP_NO_WAIT_VALUE=1 (the attribute is 0),
  * GPUAR_FAKE_HIP_RUNTIME_VERSION=N (the version reported).
@@ -100,6 +102,7 @@ FAKE_EXPORT ghip_error hipStreamWaitValue64(ghip_stream s, void *ptr,
 					    uint64_t mask);
 FAKE_EXPORT ghip_error hipStreamIsCapturing(ghip_stream s, unsigned int *st);
 FAKE_EXPORT ghip_error hipRuntimeGetVersion(int *version);
+FAKE_EXPORT ghip_error hipThreadExchangeStreamCaptureMode(unsigned int *mode);
 FAKE_EXPORT ghip_error hipDeviceGetAttribute(int *value, unsigned int attribute,
 					     int device);
 FAKE_EXPORT ghip_error hipStreamWaitEvent(ghip_stream s, ghip_event e,
@@ -241,6 +244,8 @@ ghip_error hipHostRegister(void *p, size_t bytes, unsigned int flags)
 		return GHIP_ERROR_NOT_INITIALIZED;
 	if (!p || !bytes || (flags & ~0xfu))
 		return GHIP_ERROR_INVALID_VALUE;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	switch (fm_register(p, bytes)) {
 	case FM_REGISTERED: return GHIP_SUCCESS;
 	case FM_OVERLAPS: return GHIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
@@ -250,6 +255,8 @@ ghip_error hipHostRegister(void *p, size_t bytes, unsigned int flags)
 
 ghip_error hipHostUnregister(void *p)
 {
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	return fm_unregister(p) ? GHIP_SUCCESS : GHIP_ERROR_INVALID_VALUE;
 }
 
@@ -290,7 +297,11 @@ ghip_error hipStreamQuery(ghip_stream handle)
 	struct ihipStream_t *s;
 	ghip_error rc = fake_stream(handle, &s);
 
-	return rc ? rc : fq_stream_query(&s->q, GHIP_ERROR_NOT_READY);
+	if (rc)
+		return rc;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_stream_query(&s->q, GHIP_ERROR_NOT_READY);
 }
 
 ghip_error hipStreamSynchronize(ghip_stream handle)
@@ -298,7 +309,11 @@ ghip_error hipStreamSynchronize(ghip_stream handle)
 	struct ihipStream_t *s;
 	ghip_error rc = fake_stream(handle, &s);
 
-	return rc ? rc : fq_stream_sync(&s->q);
+	if (rc)
+		return rc;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_stream_sync(&s->q);
 }
 
 #ifndef FAKE_HIP_WITHOUT_WRITE_VALUE
@@ -351,8 +366,18 @@ ghip_error hipStreamIsCapturing(ghip_stream handle, unsigned int *st)
 		return rc;
 	if (!st)
 		return GHIP_ERROR_INVALID_VALUE;
-	*st = fq_stream_capturing(&s->q) ? GHIP_STREAM_CAPTURE_STATUS_ACTIVE :
-					   GHIP_STREAM_CAPTURE_STATUS_NONE;
+	*st = !fq_stream_capturing(&s->q) ? GHIP_STREAM_CAPTURE_STATUS_NONE :
+	      fq_capture_invalidated(&s->q) ? GHIP_STREAM_CAPTURE_STATUS_INVALIDATED :
+					      GHIP_STREAM_CAPTURE_STATUS_ACTIVE;
+	return GHIP_SUCCESS;
+}
+
+/* hipThreadExchangeStreamCaptureMode (fake_queue.h has the rule). */
+ghip_error hipThreadExchangeStreamCaptureMode(unsigned int *mode)
+{
+	if (!mode || *mode > FQ_CAPTURE_RELAXED)
+		return GHIP_ERROR_INVALID_VALUE;
+	*mode = fq_capture_exchange_mode(*mode);
 	return GHIP_SUCCESS;
 }
 
@@ -411,6 +436,8 @@ ghip_error hipEventSynchronize(ghip_event e)
 {
 	if (!e)
 		return GHIP_ERROR_INVALID_HANDLE;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	return fq_event_sync(&e->e);
 }
 
@@ -493,10 +520,15 @@ ghip_error gpuar_fake_hip_capture(ghip_stream handle, int on)
 {
 	struct ihipStream_t *s;
 	ghip_error rc = fake_stream(handle, &s);
+	bool invalidated;
 
 	if (rc)
 		return rc;
-	fq_stream_set_capturing(&s->q, on != 0);
+	/* A capture in the global mode (as torch.cuda.graph begins on ROCm). */
+	if (on)
+		return fq_capture_begin(&s->q, FQ_CAPTURE_GLOBAL) ? GHIP_SUCCESS :
+		       GHIP_ERROR_INVALID_VALUE;
+	fq_capture_end(&s->q, &invalidated);
 	return GHIP_SUCCESS;
 }
 
