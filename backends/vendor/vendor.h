@@ -90,8 +90,9 @@ struct gv_ops {
 	 * false for HIP's plain >=. */
 	bool wait_wraps;
 	/* A stream handle alive as long as the device context is (CUDA's
-	 * legacy stream, hipStreamPerThread): asked, while a line settles,
-	 * only whether the domain is poisoned. */
+	 * legacy stream, hipStreamPerThread): asked only whether the domain
+	 * is poisoned, while a line settles and for awaits on a
+	 * thread-relative handle. */
 	void *domain_stream;
 	/* Hold the device context for the lifetime of a line's registration
 	 * (CUDA: retain the primary context). 0 or a vendor status. */

@@ -180,7 +180,9 @@ int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
  * event may belong to any context; what it waits for is its latest record
  * at the time of this call. Awaits on the same slot index share one
  * private stream and complete in the order they were made; use different
- * slots for independent events. Errors: as gpuar_cuda_await, -EINVAL (no
+ * slots for independent events. That private stream is the slot's stream
+ * for the one-stream-per-slot rule (-EBUSY while another stream's stores
+ * into the slot are pending). Errors: as gpuar_cuda_await, -EINVAL (no
  * event).
  */
 int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
