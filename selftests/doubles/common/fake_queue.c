@@ -335,6 +335,39 @@ unsigned int fq_stream_error(struct fq_stream *s)
 	return fq_domain_error(s->domain);
 }
 
+struct fq_thread_streams {
+	struct fq_thread_streams *next;
+	void *stream[FQ_THREAD_STREAM_DEVICES];
+};
+
+static pthread_once_t fq_thread_streams_once = PTHREAD_ONCE_INIT;
+static pthread_key_t fq_thread_streams_key;
+static struct fq_thread_streams *fq_thread_streams_all;
+
+static void fq_thread_streams_key_make(void)
+{
+	pthread_key_create(&fq_thread_streams_key, NULL);
+}
+
+void **fq_thread_stream_slot(int device)
+{
+	struct fq_thread_streams *t;
+
+	pthread_once(&fq_thread_streams_once, fq_thread_streams_key_make);
+	t = pthread_getspecific(fq_thread_streams_key);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		pthread_mutex_lock(&fq_registry_lock);
+		t->next = fq_thread_streams_all;
+		fq_thread_streams_all = t;
+		pthread_mutex_unlock(&fq_registry_lock);
+		pthread_setspecific(fq_thread_streams_key, t);
+	}
+	return &t->stream[device];
+}
+
 void fq_event_init(struct fq_event *e)
 {
 	memset(e, 0, sizeof(*e));

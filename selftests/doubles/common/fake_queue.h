@@ -109,6 +109,17 @@ unsigned int fq_streams_touching(const void *addr, uint64_t len);
 unsigned int fq_stream_error(struct fq_stream *s);
 
 /*
+ * The calling thread's slot for its per-thread default stream of @device
+ * (below FQ_THREAD_STREAM_DEVICES), which the double fills on first use:
+ * kept as thread-specific data (a pthread key), not in the double's own
+ * TLS, so every thread, including one that reuses an exited thread's id,
+ * starts with empty slots; reachable for leak checkers. NULL when out of
+ * memory.
+ */
+#define FQ_THREAD_STREAM_DEVICES 4
+void **fq_thread_stream_slot(int device);
+
+/*
  * Events, as both vendors have them: a record is an in-order marker on a
  * stream; a stream wait on an event makes the stream's later work wait
  * until the event's latest record *at the time of the wait call* has been

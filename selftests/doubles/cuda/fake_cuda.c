@@ -80,6 +80,7 @@
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 #define FAKE_DEVICES_MAX 4
+_Static_assert(FAKE_DEVICES_MAX <= FQ_THREAD_STREAM_DEVICES, "per-thread slots");
 #define FAKE_HIDDEN_MAX 32
 #define FAKE_CTX_STACK 16
 /* The fake %globaltimer runs this far ahead of CLOCK_MONOTONIC (ns). */
@@ -157,12 +158,6 @@ struct CUstream_st {
 	struct CUgraph_st *capture;
 };
 
-/* The per-thread default streams (reachable here for leak checkers). */
-struct fake_ptds {
-	struct fake_ptds *next;
-	struct CUstream_st *s;
-};
-
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct CUctx_st fake_ctx[FAKE_DEVICES_MAX];
 static int fake_devices = 2;
@@ -172,11 +167,9 @@ static bool fake_initialised;
 static char fake_hidden[FAKE_HIDDEN_MAX][64];
 static uint64_t fake_unfenced_writes;
 static unsigned long long fake_next_stream_id = 100;
-static struct fake_ptds *fake_ptds_all;
 
 static __thread struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
 static __thread int ctx_depth;
-static __thread struct CUstream_st *ptds[FAKE_DEVICES_MAX];
 
 /* ------------------------------------------------------ double-only */
 
@@ -381,21 +374,15 @@ static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
 	if (!ctx)
 		return GCU_ERROR_INVALID_CONTEXT;
 	/* Legacy: one per context. Per-thread: one per context and thread. */
-	slot = handle == GCU_STREAM_PER_THREAD ? &ptds[ctx->device] : &ctx->legacy;
+	slot = handle == GCU_STREAM_PER_THREAD ?
+	       (struct CUstream_st **)fq_thread_stream_slot(ctx->device) :
+	       &ctx->legacy;
+	if (!slot)
+		return GCU_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&fake_lock);
-	if (!*slot) {
-		struct fake_ptds *p;
-
-		*slot = fake_stream_new(ctx);
-		if (!*slot) {
-			pthread_mutex_unlock(&fake_lock);
-			return GCU_ERROR_OUT_OF_MEMORY;
-		}
-		if (handle == GCU_STREAM_PER_THREAD && (p = calloc(1, sizeof(*p)))) {
-			p->s = *slot;
-			p->next = fake_ptds_all;
-			fake_ptds_all = p;
-		}
+	if (!*slot && !(*slot = fake_stream_new(ctx))) {
+		pthread_mutex_unlock(&fake_lock);
+		return GCU_ERROR_OUT_OF_MEMORY;
 	}
 	*out = *slot;
 	pthread_mutex_unlock(&fake_lock);

@@ -42,6 +42,7 @@
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 #define FAKE_DEVICES 2
+_Static_assert(FAKE_DEVICES <= FQ_THREAD_STREAM_DEVICES, "per-thread slots");
 #ifndef FAKE_HIP_VERSION
 #ifdef FAKE_HIP_5
 #define FAKE_HIP_VERSION 50222000
@@ -60,20 +61,12 @@ struct ihipEvent_t {
 	struct fq_event e;
 };
 
-/* Per-thread streams, reachable here for leak checkers. */
-struct fake_ptds {
-	struct fake_ptds *next;
-	struct ihipStream_t *s;
-};
-
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fq_domain fake_dev[FAKE_DEVICES];
 static struct ihipStream_t *fake_default[FAKE_DEVICES];
-static struct fake_ptds *fake_ptds_all;
 static unsigned long long fake_next_id = 100;
 static bool fake_initialised;
 static __thread int cur_device;
-static __thread struct ihipStream_t *ptds[FAKE_DEVICES];
 
 FAKE_EXPORT ghip_error gpuar_fake_hip_work(ghip_stream s, uint64_t ns);
 FAKE_EXPORT ghip_error gpuar_fake_hip_fault(ghip_stream s, ghip_error code);
@@ -140,21 +133,14 @@ static ghip_error fake_stream(ghip_stream handle, struct ihipStream_t **out)
 		return GHIP_SUCCESS;
 	}
 	/* The null stream: one per device. Per-thread: per device and thread. */
-	slot = handle ? &ptds[dev] : &fake_default[dev];
+	slot = handle ? (struct ihipStream_t **)fq_thread_stream_slot(dev) :
+			&fake_default[dev];
+	if (!slot)
+		return GHIP_ERROR_UNKNOWN;
 	pthread_mutex_lock(&fake_lock);
-	if (!*slot) {
-		struct fake_ptds *p;
-
-		*slot = fake_stream_new(dev);
-		if (!*slot) {
-			pthread_mutex_unlock(&fake_lock);
-			return GHIP_ERROR_UNKNOWN;
-		}
-		if (handle && (p = calloc(1, sizeof(*p)))) {
-			p->s = *slot;
-			p->next = fake_ptds_all;
-			fake_ptds_all = p;
-		}
+	if (!*slot && !(*slot = fake_stream_new(dev))) {
+		pthread_mutex_unlock(&fake_lock);
+		return GHIP_ERROR_UNKNOWN;
 	}
 	*out = *slot;
 	pthread_mutex_unlock(&fake_lock);
