@@ -41,13 +41,17 @@ def test_async_for_yields_submitted_waits_in_completion_order(port, producer):
     async def main():
         line = port.line()
         ids = [port.submit(line, slot, 1, plan=FAST) for slot in range(4)]
-        for slot in range(4):   # slot 3 finishes first
-            producer.store_after(line, slot, 1, (4 - slot) * 3_000_000)
+        # Slot 3 finishes first. Each store waits for the previous record:
+        # stores close together can land before one check that sees them
+        # all, and records are queued in the order a check finds them.
+        producer.store_after(line, 3, 1, 3_000_000)
         got = []
         async for rec in port:
             got.append(rec.user_data)
             if len(got) == 4:
                 break
+            assert port.stats()["pending"] == 4 - len(got)
+            producer.store_after(line, 3 - len(got), 1, 3_000_000)
         return ids, got
 
     ids, got = run(main())
