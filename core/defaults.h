@@ -100,4 +100,18 @@
 #define GPUAR_WAKELAT_MAX_US_MIN 0
 #define GPUAR_WAKELAT_MAX_US_MAX 100000
 
+/*
+ * The wait driver (a waiter: one caller's waits, no port). It checks only
+ * for its own caller, so it may check more often than a port, but never
+ * below 1 us: a park of 0 ns would never let a virtual clock move.
+ */
+#define GPUAR_WAITER_CHECK_FLOOR_NS 1000ULL
+
+/*
+ * A waiter's point table is the caller's memory alone, sized at creation:
+ * larger by default than a port's, and bounded only against overflow.
+ */
+#define GPUAR_WAITER_DEFAULT_MAX_POINTS 1024
+#define GPUAR_WAITER_MAX_POINTS_MAX (1U << 24)
+
 #endif /* GPUAR_CORE_DEFAULTS_H */

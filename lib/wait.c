@@ -15,20 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/*
- * No check interval below 1 us: a park of 0 ns would never let a virtual
- * clock move. A driver's wait checks only for its own caller, so it may
- * check more often than a port (GPUAR_DEFAULT_CHECK_FLOOR_US).
- */
-#define DRIVER_CHECK_FLOOR_NS 1000ULL
-
-/*
- * A waiter's point table is the caller's memory alone, sized at creation:
- * larger by default than a port's, and bounded only against overflow.
- */
-#define WAITER_DEFAULT_MAX_POINTS 1024
-#define WAITER_MAX_POINTS (1U << 24)
-
 struct gpuar_waiter {
 	const struct gpuar_clock *clock;
 	u64 poll_interval_ns;
@@ -57,8 +43,8 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 	if (ret)
 		return ret;
 	if (!o.max_points)
-		o.max_points = WAITER_DEFAULT_MAX_POINTS;
-	if (o.max_points > WAITER_MAX_POINTS) {
+		o.max_points = GPUAR_WAITER_DEFAULT_MAX_POINTS;
+	if (o.max_points > GPUAR_WAITER_MAX_POINTS_MAX) {
 		args[0] = "gpuar_waiter_options.max_points";
 		args[1] = "above 16777216";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
@@ -214,7 +200,7 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	/* The driver never times out: its backstop is the status query. */
 	struct gpuar_word_cfg cfg = {
 		.poll_interval_ns = w ? w->poll_interval_ns : 0,
-		.floor_ns = DRIVER_CHECK_FLOOR_NS,
+		.floor_ns = GPUAR_WAITER_CHECK_FLOOR_NS,
 		.backstop_ns = GPUAR_DEFAULT_BACKSTOP_US * GPUAR_NSEC_PER_USEC,
 	};
 	u64 backstop;
