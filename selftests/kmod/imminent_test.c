@@ -17,8 +17,8 @@
 
 #include "kselftest_harness.h"
 
-#include "device_thread.h"
 #include "port_harness.h"
+#include "train_point.h"
 
 #define WAIT_MS 30
 #define POINT 0x1e
@@ -56,27 +56,6 @@ static int claim(int port, struct gpuar_claim_entry *e, __u32 count,
 	return ioctl(port, GPUAR_IOC_CLAIM, &c);
 }
 
-/* Train POINT with @n predicted waits done @ms after submission. */
-static int train(int port, __u64 *word, __u32 line, __u64 *seq, int n)
-{
-	struct gpuar_record r;
-	struct device_store d;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		++*seq;
-		if (submit_word(port, word_wait(line, 0, *seq, POINT, *seq,
-						plan_predict(8))) != 1)
-			return -1;
-		if (device_store_start(&d, word, *seq, WAIT_MS))
-			return -1;
-		device_store_join(&d);
-		if (collect_records(port, &r, 1, RECORD_TIMEOUT_MS) != 1)
-			return -1;
-	}
-	return 0;
-}
-
 FIXTURE(imm)
 {
 	int port;
@@ -95,7 +74,8 @@ FIXTURE_SETUP(imm)
 	ASSERT_NE(NULL, self->lines);
 	ASSERT_EQ(0, line_register(self->port, self->lines, &self->line));
 	self->seq = 0;
-	ASSERT_EQ(0, train(self->port, self->lines, self->line, &self->seq, 3));
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				     &self->seq, 3, WAIT_MS));
 }
 
 FIXTURE_TEARDOWN(imm)
@@ -342,7 +322,7 @@ TEST(not_opted_in_never_pri)
 	lines = lines_map(1);
 	ASSERT_NE(NULL, lines);
 	ASSERT_EQ(0, line_register(port, lines, &line));
-	ASSERT_EQ(0, train(port, lines, line, &seq, 3));
+	ASSERT_EQ(0, train_point(port, lines, line, POINT, &seq, 3, WAIT_MS));
 	ASSERT_EQ(1, submit_next(port, line, &seq));
 	ASSERT_EQ(0, device_store_start(&d, lines, seq, WAIT_MS));
 	while (!(rev & POLLIN)) {
