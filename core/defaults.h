@@ -101,6 +101,38 @@
 #define GPUAR_WAKELAT_MAX_US_MAX 100000
 
 /*
+ * Word checks the port timers of one user may make per second, all the
+ * user's ports together. A timer firing costs at least one check. Past the
+ * budget the checks are not refused, they come later: a firing that finds
+ * the budget spent reserves the next check and is re-armed for when it is
+ * earned, so a user's firings per second stay below the budget plus
+ * GPUAR_CHECK_BURST_MS of it plus one reservation per port, however many
+ * ports and waits the user has.
+ */
+#ifndef GPUAR_DEFAULT_CHECK_BUDGET
+#define GPUAR_DEFAULT_CHECK_BUDGET 50000
+#endif
+#define GPUAR_CHECK_BUDGET_MIN 100
+#define GPUAR_CHECK_BUDGET_MAX 10000000
+
+/* Unused budget a user keeps, in milliseconds of the budget. */
+#define GPUAR_CHECK_BURST_MS 10
+
+/*
+ * A lease: how long the port's timer leaves a word wait alone while
+ * someone else watches its word (a busy reader, which renews it while it
+ * spins, or the process that claimed an imminent wait). A watcher that
+ * stops (preempted, gone) loses the wait to the timer within one lease.
+ * The default lease of a claim; a claim may ask for up to
+ * GPUAR_LEASE_US_MAX.
+ */
+#ifndef GPUAR_DEFAULT_LEASE_US
+#define GPUAR_DEFAULT_LEASE_US 200
+#endif
+#define GPUAR_LEASE_US_MIN 10
+#define GPUAR_LEASE_US_MAX 100000
+
+/*
  * The wait driver (a waiter: one caller's waits, no port). It checks only
  * for its own caller, so it may check more often than a port, but never
  * below 1 us: a park of 0 ns would never let a virtual clock move.

@@ -20,15 +20,20 @@
  * recent completion, so most completions come after it, and a round that
  * stopped there would hand them to the timer's next check (measured:
  * p50 90 us instead of a few us in the 6.1 TCG VM). While the reader
- * spins on a wait, the timer's checks of it wait until the spin's bound
- * and resume when the spin ends (gpuar_busy_defer). A wait still
- * ends only under the port lock, in gpuar_word_check_locked(), whichever
- * of timer or reader saw it first.
+ * spins on a wait it holds a lease on it (lease_us), which it renews as
+ * it spins: the timer leaves the wait alone meanwhile, and takes it back
+ * when the spin ends or within one lease of the reader losing its CPU
+ * (a preempted spinner holds nobody's completions for longer). A wait
+ * still ends only under the port lock, in gpuar_word_check_locked(),
+ * whichever of timer or reader saw it first.
  *
- * Only blocking read() busy-reads; epoll and io_uring waiters are served
- * by the timer checks (so they see at least the check interval).
+ * Blocking read() and GPUAR_IOC_WAIT_READY (which waits, with a deadline,
+ * for a record it leaves to a later read) busy-read; epoll and io_uring
+ * waiters are served by the timer checks, or on a port with imminent
+ * readiness by their own user-mode wait after a claim (claim.c).
  */
 #include <linux/hrtimer.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
@@ -38,6 +43,7 @@
 #include "../core/line.h"
 #include "params.h"
 #include "port.h"
+#include "uarg.h"
 
 struct gpuar_busy_target {
 	struct gpuar_wait *w;
@@ -52,38 +58,33 @@ struct gpuar_busy_target {
  * checks at the wait's interval would only interrupt the spin on this CPU
  * (the timer is per port, armed here) and race it, each an interrupt and
  * two clock-event reprogrammings (about 20 us in a TCG guest, measured
- * with the function tracer). So a spun wait's next timer check is
- * deferred to the spin's bound (@from: the round's start plus its budget)
- * plus its interval, and the wait is handed back (@from: now) when the
- * spin stops or yields the CPU. A spinner preempted without yielding (a
- * fully preemptible kernel) leaves its words to that bound: at most
- * busy_read_us late.
- *
- * Defer (or hand back) every live target still pending.
+ * with the function tracer). So a spun wait is leased (@lease_ns at a
+ * time), the spin renews the lease, and the wait is handed back when the
+ * spin stops. A spinner that loses its CPU stops renewing: the timer takes
+ * its waits back within one lease, not at the spin's bound.
  */
-static void gpuar_busy_defer(struct gpuar_port *port,
-			     struct gpuar_busy_target *t, unsigned int n,
-			     u64 from)
+static void gpuar_busy_release(struct gpuar_port *port,
+			       struct gpuar_busy_target *t, unsigned int n)
 {
+	u64 now = gpuar_now_ns();
 	unsigned int i;
 
 	spin_lock_irq(&port->lock);
 	for (i = 0; i < n; i++)
-		if (t[i].live && t[i].w->state == GPUAR_WAIT_PENDING)
-			gpuar_word_defer_locked(port, t[i].w, from);
+		if (t[i].live)
+			gpuar_word_release_locked(port, t[i].w, now);
 	spin_unlock_irq(&port->lock);
 }
 
 /*
  * Take the due waits for one round: each gets a check now (late if done
  * in its sleep, exact if the timer saw it pending before) and, still
- * pending, a reference for the spin. Each leaves the busy queue, and its
- * timer check moves past the spin (@spin_ns from now; see
- * gpuar_busy_defer).
+ * pending, a reference for the spin and a lease of @lease_ns. Each leaves
+ * the busy queue.
  */
 static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 				       struct gpuar_busy_target *t,
-				       u64 spin_ns)
+				       u64 lease_ns)
 {
 	u64 now = gpuar_now_ns();
 	unsigned int n = 0, taken;
@@ -96,7 +97,7 @@ static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 			break;
 		if (gpuar_word_check_locked(port, w, now, true))
 			continue;
-		gpuar_word_defer_locked(port, w, now + spin_ns);
+		gpuar_word_lease_locked(port, w, now + lease_ns);
 		kref_get(&w->ref);
 		kref_get(&w->line->ref);
 		t[n].w = w;
@@ -128,18 +129,30 @@ static void gpuar_busy_complete(struct gpuar_port *port, struct gpuar_wait *w)
  * is one), not the port's CLOCK_MONOTONIC: a clocksource read can be slow
  * (HPET is an MMIO read, emulated and serialized in a VM), and one per
  * pass would make each pass, so the detection of the store, that slow.
+ * The leases are renewed from the same clock, counted from the
+ * CLOCK_MONOTONIC time of the round's start: each time a quarter of the
+ * lease has passed, every target's lease is moved to a lease from now.
  */
 static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 {
 	struct gpuar_busy_target t[GPUAR_BUSY_WAITS];
+	u64 lease = GPUAR_PARAM(lease_us) * NSEC_PER_USEC;
+	u64 start, mono_start, renewed = 0, spun = 0;
 	unsigned int i, n, live;
-	u64 start, spun = 0;
 
-	n = gpuar_busy_collect(port, t, budget_ns);
+	mono_start = gpuar_now_ns();
+	n = gpuar_busy_collect(port, t, lease);
 	if (!n)
 		return 0;
 	start = local_clock();
 	for (live = n; live && spun < budget_ns;) {
+		if (spun - renewed >= lease / 4) {
+			renewed = spun;
+			for (i = 0; i < n; i++)
+				if (t[i].live)
+					WRITE_ONCE(t[i].w->lease_end_ns,
+						   mono_start + spun + lease);
+		}
 		for (i = 0; i < n; i++) {
 			if (!t[i].live)
 				continue;
@@ -158,21 +171,16 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 		}
 		if (READ_ONCE(port->nqueued) || signal_pending(current))
 			break;
-		if (need_resched()) {
-			/* The timer watches the words while we are away. */
-			gpuar_busy_defer(port, t, n, gpuar_now_ns());
+		/* Away longer than a lease, the timer takes the words back. */
+		if (need_resched())
 			cond_resched();
-			spun = local_clock() - start;
-			gpuar_busy_defer(port, t, n, gpuar_now_ns() +
-					 (spun < budget_ns ? budget_ns - spun : 0));
-		} else {
+		else
 			cpu_relax();
-		}
 		spun = local_clock() - start;
 	}
 	/* Waits still pending go back to the timer's checks. */
 	if (live)
-		gpuar_busy_defer(port, t, n, gpuar_now_ns());
+		gpuar_busy_release(port, t, n);
 	for (i = 0; i < n; i++) {
 		gpuar_line_put(t[i].line);
 		gpuar_wait_put(t[i].w);
@@ -201,69 +209,123 @@ static void gpuar_busy_record_wakelat(struct gpuar_port *port, u64 slept_at,
 }
 
 /*
- * Block until a record is queued. 0: look again; -ERESTARTSYS: a signal.
- * @spun_ns carries the spin already spent in this read().
+ * Block until a record is queued (0), @deadline_ns passes (-ETIME) or a
+ * signal arrives (-ERESTARTSYS), busy-reading while the read's spin
+ * budget lasts. @spun_ns carries the spin already spent in this call.
+ * @exclusive: a reader, which takes the record, so one record wakes one
+ * such waiter (a reader that leaves records behind wakes the next one,
+ * port.c); WAIT_READY takes nothing and is woken with the pollers.
  *
  * The earliest early wake is read, and the reader registered as a busy
- * sleeper, in one hold of the port lock after it is on both wait queues:
- * a wait committed after that sees the sleeper and wakes busy_wq if its
- * early wake is sooner, one committed before is in the queue we read.
- * word_wait.c draws that handshake above gpuar_word_early_less().
+ * sleeper, in one hold of the port lock after its state is set: a wait
+ * committed after that sees the sleeper and wakes it if its early wake is
+ * sooner, one committed before is in the queue we read. word_wait.c draws
+ * that handshake above gpuar_word_early_less().
  */
-int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns)
+int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
+			 u64 deadline_ns, bool exclusive)
 {
 	u64 budget = GPUAR_PARAM(busy_read_us) * NSEC_PER_USEC;
+	struct gpuar_busy_sleeper me = { .task = current };
 	DEFINE_WAIT(wait);
-	DEFINE_WAIT(bwait);
-	u64 wake_at, now;
-	bool busy;
+	u64 now, wake_at, sleep_to;
+	bool busy, sleeper;
+	int ret = 0;
 
 	for (;;) {
 		if (READ_ONCE(port->nqueued))
-			return 0;
-		if (signal_pending(current))
-			return -ERESTARTSYS;
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
 
 		busy = *spun_ns < budget;
-		prepare_to_wait(&port->wq, &wait, TASK_INTERRUPTIBLE);
-		if (busy)
-			prepare_to_wait(&port->busy_wq, &bwait,
-					TASK_INTERRUPTIBLE);
+		if (exclusive)
+			prepare_to_wait_exclusive(&port->wq, &wait,
+						  TASK_INTERRUPTIBLE);
+		else
+			prepare_to_wait(&port->wq, &wait, TASK_INTERRUPTIBLE);
 		wake_at = 0;
+		sleeper = false;
 		spin_lock_irq(&port->lock);
 		now = gpuar_now_ns();
-		if (busy) {
+		if (busy && now < deadline_ns) {
 			wake_at = gpuar_word_first_early_locked(port);
-			if (!wake_at || wake_at > now)
-				gpuar_word_sleeper_add_locked(port, wake_at);
+			if (!wake_at || wake_at > now) {
+				me.wake_at = wake_at;
+				gpuar_word_sleeper_add_locked(port, &me);
+				sleeper = true;
+			}
 		}
 		spin_unlock_irq(&port->lock);
+		if (now >= deadline_ns) {
+			finish_wait(&port->wq, &wait);
+			ret = READ_ONCE(port->nqueued) ? 0 : -ETIME;
+			break;
+		}
 
 		if (busy && wake_at && wake_at <= now) {
-			finish_wait(&port->busy_wq, &bwait);
 			finish_wait(&port->wq, &wait);
-			*spun_ns += gpuar_busy_spin(port, budget - *spun_ns);
+			*spun_ns += gpuar_busy_spin(port,
+						    min(budget - *spun_ns,
+							deadline_ns - now));
 			continue;
 		}
 
+		sleep_to = min(wake_at ?: U64_MAX, deadline_ns);
 		if (!READ_ONCE(port->nqueued) && !signal_pending(current)) {
-			if (wake_at) {
-				ktime_t kt = ns_to_ktime(wake_at);
+			if (sleep_to != U64_MAX) {
+				ktime_t kt = ns_to_ktime(sleep_to);
 
 				/* 0: the timer, not a wake-up, ended it. */
-				if (!schedule_hrtimeout(&kt, HRTIMER_MODE_ABS))
+				if (!schedule_hrtimeout(&kt, HRTIMER_MODE_ABS) &&
+				    sleep_to == wake_at)
 					gpuar_busy_record_wakelat(port, now,
 								  wake_at);
 			} else {
 				schedule();
 			}
 		}
-		if (busy) {
-			finish_wait(&port->busy_wq, &bwait);
+		if (sleeper) {
 			spin_lock_irq(&port->lock);
-			gpuar_word_sleeper_del_locked(port);
+			gpuar_word_sleeper_del_locked(port, &me);
 			spin_unlock_irq(&port->lock);
 		}
 		finish_wait(&port->wq, &wait);
 	}
+	/*
+	 * An exclusive waiter leaving without its record may have taken the
+	 * wake-up meant for the next one: pass it on.
+	 */
+	if (exclusive && ret && READ_ONCE(port->nqueued))
+		wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+	return ret;
+}
+
+/*
+ * GPUAR_IOC_WAIT_READY: wait, busy-reading, until a record is queued,
+ * the deadline passes or a signal arrives; read nothing. Claimed waits
+ * whose words the caller saw done are checked first, as a read would.
+ */
+long gpuar_wait_ready_ioctl(struct gpuar_port *port, const void __user *uarg)
+{
+	struct gpuar_wait_ready wr;
+	u64 spun_ns = 0;
+	u32 usize;
+	int ret;
+
+	ret = gpuar_uarg_in(&wr, sizeof(wr), GPUAR_WAIT_READY_SIZE_VER1, uarg,
+			    &usize);
+	if (ret)
+		return ret;
+	if (wr.flags)
+		return -EINVAL;
+	gpuar_claimed_check(port);
+	if (READ_ONCE(port->nqueued))
+		return 0;
+	if (!wr.deadline_ns)
+		return -ETIME;
+	ret = gpuar_busy_read_wait(port, &spun_ns, wr.deadline_ns, false);
+	return ret == -ERESTARTSYS ? -EINTR : ret;
 }

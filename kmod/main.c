@@ -34,7 +34,8 @@ static long gpuar_version_ioctl(void __user *uarg)
 	v.abi = GPUAR_ABI_VERSION;
 	v.record_max = GPUAR_RECORD_VERSION_MAX;
 	v.features = GPUAR_FEATURE_WORD_WAIT | GPUAR_FEATURE_FENCE_WAIT |
-		     GPUAR_FEATURE_BUSY_READ;
+		     GPUAR_FEATURE_BUSY_READ | GPUAR_FEATURE_IMMINENT |
+		     GPUAR_FEATURE_WAIT_READY;
 	return gpuar_uarg_out(&v, sizeof(v), uarg, usize);
 }
 

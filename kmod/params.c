@@ -171,3 +171,27 @@ MODULE_PARM_DESC(wakelat_max_us,
 		 "Ceiling on one wake-up latency sample, us ("
 		 __stringify(GPUAR_WAKELAT_MAX_US_MIN) ".."
 		 __stringify(GPUAR_WAKELAT_MAX_US_MAX) ")");
+
+unsigned int gpuar_check_budget = GPUAR_DEFAULT_CHECK_BUDGET;
+static const struct gpuar_param_range gpuar_check_budget_range = {
+	.val = &gpuar_check_budget,
+	.min = GPUAR_CHECK_BUDGET_MIN, .max = GPUAR_CHECK_BUDGET_MAX,
+};
+module_param_cb(check_budget, &gpuar_param_ops,
+		(void *)&gpuar_check_budget_range, 0644);
+MODULE_PARM_DESC(check_budget,
+		 "Word checks per second of one user's port timers; more are delayed ("
+		 __stringify(GPUAR_CHECK_BUDGET_MIN) ".."
+		 __stringify(GPUAR_CHECK_BUDGET_MAX) ")");
+
+unsigned int gpuar_lease_us = GPUAR_DEFAULT_LEASE_US;
+static const struct gpuar_param_range gpuar_lease_us_range = {
+	.val = &gpuar_lease_us,
+	.min = GPUAR_LEASE_US_MIN, .max = GPUAR_LEASE_US_MAX,
+};
+module_param_cb(lease_us, &gpuar_param_ops,
+		(void *)&gpuar_lease_us_range, 0644);
+MODULE_PARM_DESC(lease_us,
+		 "Lease of a busy reader's and (by default) a claim's waits, us ("
+		 __stringify(GPUAR_LEASE_US_MIN) ".."
+		 __stringify(GPUAR_LEASE_US_MAX) ")");

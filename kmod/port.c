@@ -65,6 +65,10 @@ static long gpuar_port_ioctl(struct file *file, unsigned int cmd,
 		return gpuar_submit_fence_ioctl(port, uarg);
 	case GPUAR_IOC_CANCEL:
 		return gpuar_cancel_ioctl(port, uarg);
+	case GPUAR_IOC_CLAIM:
+		return gpuar_claim_ioctl(port, uarg);
+	case GPUAR_IOC_WAIT_READY:
+		return gpuar_wait_ready_ioctl(port, uarg);
 	case GPUAR_IOC_PORT_STATS:
 		return gpuar_port_stats_ioctl(port, uarg);
 	case GPUAR_IOC_POINT_STATS:
@@ -105,7 +109,13 @@ static void gpuar_port_free(struct gpuar_port *port)
  *     nqueued != 0: wake_up_poll  ------>  woken: reads the 2 left
  *
  * Without A's wake, B would sleep until the next completion, which may
- * never come. The wake is spurious only when B had not raced A.
+ * never come. The wake is spurious only when B had not raced A. Blocked
+ * readers wait exclusively, so a record wakes one of them (and every
+ * poller), and that same wake passes the rest on.
+ *
+ * Every read first checks the port's claimed waits (claim.c): their
+ * claimer watched the words itself and reads when it saw one reach its
+ * target, so that record comes back in this very call.
  */
 static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -118,6 +128,7 @@ static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (iov_iter_count(to) < sizeof(struct gpuar_record))
 		return -EINVAL;
 	for (;;) {
+		gpuar_claimed_check(port);
 		if (nowait) {
 			if (!mutex_trylock(&port->read_mutex))
 				return -EAGAIN;
@@ -132,7 +143,7 @@ static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			return ret;
 		if (nowait)
 			return -EAGAIN;
-		ret = gpuar_busy_read_wait(port, &spun_ns);
+		ret = gpuar_busy_read_wait(port, &spun_ns, U64_MAX, true);
 		if (ret)
 			return ret;
 	}
@@ -148,6 +159,9 @@ static __poll_t gpuar_port_poll(struct file *file,
 	spin_lock_irq(&port->lock);
 	if (port->nqueued)
 		mask = EPOLLIN | EPOLLRDNORM;
+	/* Only an opted-in port ever raises a wait: nraised stays 0. */
+	if (port->nraised)
+		mask |= EPOLLPRI;
 	spin_unlock_irq(&port->lock);
 	return mask;
 }
@@ -201,15 +215,17 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	mutex_init(&port->mutex);
 	mutex_init(&port->read_mutex);
 	init_waitqueue_head(&port->wq);
-	init_waitqueue_head(&port->busy_wq);
 	port->busyq = RB_ROOT_CACHED;
-	port->busy_until = U64_MAX;
+	INIT_LIST_HEAD(&port->busy_sleepers);
+	INIT_LIST_HEAD(&port->imminent_list);
+	INIT_LIST_HEAD(&port->claimed);
 	port->id = atomic64_inc_return(&gpuar_port_ids);
 	INIT_LIST_HEAD(&port->pending);
 	INIT_LIST_HEAD(&port->records);
 	INIT_LIST_HEAD(&port->global);
 	port->timeq = RB_ROOT_CACHED;
 	port->armed_ns = U64_MAX;
+	port->armed_end_ns = U64_MAX;
 	xa_init_flags(&port->lines, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	gpuar_est_table_init(&port->points, slots, cap, limit);
 	gpuar_wakelat_init(&port->wakelat);
@@ -248,6 +264,7 @@ int gpuar_port_create(const void __user *uarg)
 		return -ENOMEM;
 	}
 	port->uid_limit = uid_limit;
+	port->imminent = pc.flags & GPUAR_PORT_IMMINENT;
 	mmgrab(current->mm);
 	port->mm = current->mm;
 

@@ -37,6 +37,9 @@
  *   A line is referenced by the port's id table and by each pending word
  *   wait through line->waits; busy readers take a kref while they spin on
  *   its word, so its page stays pinned while anyone may read it.
+ *   A claimed wait stays the port's: the claimer gets copies of its
+ *   fields (and watches the word through its own mapping), never a
+ *   reference.
  */
 #ifndef GPUAR_KMOD_PORT_H
 #define GPUAR_KMOD_PORT_H
@@ -71,6 +74,13 @@ struct gpuar_line {
 	u32 waits;			/* [L] pending word waits on it */
 };
 
+/* A word wait's part in imminent readiness (ports with GPUAR_PORT_IMMINENT). */
+enum gpuar_imminent_state {
+	GPUAR_IMMINENT_NONE,		/* not raised, or given back */
+	GPUAR_IMMINENT_RAISED,		/* on port->imminent: EPOLLPRI */
+	GPUAR_IMMINENT_CLAIMED,		/* on port->claimed, leased */
+};
+
 enum gpuar_wait_state {
 	GPUAR_WAIT_PENDING,		/* on port->pending */
 	GPUAR_WAIT_DONE,		/* on port->records */
@@ -89,13 +99,22 @@ struct gpuar_wait {
 	struct gpuar_record rec;	/* filled when completed */
 
 	/* word waits */
-	struct rb_node tnode;		/* [L] port->timeq, by ws.next_ns */
+	struct rb_node tnode;		/* [L] port->timeq, by due_ns */
 	struct rb_node bnode;		/* [L] port->busyq, by early_ns */
+	struct list_head inode;		/* [L] port->imminent or ->claimed */
 	struct gpuar_line *line;
 	struct gpuar_est_entry *pe;	/* the point's estimator entry */
 	u32 slot;
 	u64 target;
 	u64 early_ns;			/* absolute: busy-read wake, 0 if none */
+	u64 due_ns;			/* [L] the timer's next look: timeq key */
+	u64 raise_ns;			/* [L] imminent from here; 0: not (any more) */
+	/*
+	 * [L], except that a busy reader extends its own lease without the
+	 * lock (WRITE_ONCE): the timer leaves the wait alone until then.
+	 */
+	u64 lease_end_ns;
+	u8 imminent;			/* [L] enum gpuar_imminent_state */
 	struct gpuar_word_state ws;	/* [L] phase, next check, backstop */
 
 	/* fence waits */
@@ -110,6 +129,20 @@ struct gpuar_port_counters {
 	u64 sleeps;
 	u64 timer_fires;
 	u64 busy_read_checks;
+	u64 imminent;			/* waits raised imminent */
+	u64 claims;			/* waits handed out by a claim */
+	u64 lease_expiries;		/* leases that ran out */
+	u64 budget_stretched;		/* firings the user's budget delayed */
+};
+
+/*
+ * A reader blocked in read() or WAIT_READY that may busy-read: on the
+ * port's list while it sleeps, until @wake_at (0: no early wake known).
+ */
+struct gpuar_busy_sleeper {
+	struct list_head node;		/* [L] port->busy_sleepers */
+	struct task_struct *task;
+	u64 wake_at;			/* [L] */
 };
 
 struct gpuar_port {
@@ -127,22 +160,32 @@ struct gpuar_port {
 	u32 npending;			/* [L] */
 	u32 nqueued;			/* [L] */
 
-	struct rb_root_cached timeq;	/* [L] pending word waits by next check */
+	struct rb_root_cached timeq;	/* [L] pending word waits by due_ns */
 	struct hrtimer timer;		/* one per port; softirq */
-	u64 armed_ns;			/* [L] when the timer will fire, or U64_MAX */
+	u64 armed_ns;			/* [L] the timer's soft expiry, or U64_MAX */
+	u64 armed_end_ns;		/* [L] and its hard one (soft + slack) */
+	u64 last_fire_ns;		/* [L] the last firing: spacing */
+	u64 prepaid_ns;			/* [L] a check reserved from the budget */
 
 	/*
 	 * Busy-read, kept by word_wait.c: sleeping word waits with an early
-	 * wake, by early_ns; the readers blocked in read() that may
-	 * busy-read, and the earliest time one of them wakes by itself
-	 * (U64_MAX: unknown, so any new early wake wakes them). A commit with
-	 * an earlier early wake wakes busy_wq, never wq, so pollers see no
-	 * spurious wake-ups.
+	 * wake, by early_ns, and the readers sleeping until one (struct
+	 * gpuar_busy_sleeper). A commit with an earlier early wake wakes one
+	 * of those readers, never wq, so pollers see no spurious wake-ups.
 	 */
 	struct rb_root_cached busyq;	/* [L] */
-	wait_queue_head_t busy_wq;
-	u32 busy_sleepers;		/* [L] */
-	u64 busy_until;			/* [L] */
+	struct list_head busy_sleepers;	/* [L] */
+
+	/*
+	 * Imminent readiness (GPUAR_PORT_IMMINENT): word waits at their
+	 * early wake, in the order raised, not yet claimed (EPOLLPRI while
+	 * any), and the claimed ones, leased to their claimer.
+	 */
+	bool imminent;			/* the port opted in; fixed */
+	struct list_head imminent_list;	/* [L] */
+	struct list_head claimed;	/* [L] */
+	u32 nraised;			/* [L] */
+	u32 nclaimed;			/* [L] */
 
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
 	u32 nlines;			/* [M] */
@@ -166,8 +209,9 @@ static inline u64 gpuar_now_ns(void)
  * Prototypes by file, each file calling only those listed after it (and
  * uarg.c, params.c): port.c creates ports and dispatches to the rest;
  * cancel.c is the one caller of the word, fence and record ends;
- * busy_read.c spins on word_wait.c's early waits; word_wait.c and
- * fence_wait.c end their waits through record.c.
+ * busy_read.c spins on word_wait.c's early waits; claim.c hands out
+ * word_wait.c's imminent waits; word_wait.c and fence_wait.c end their
+ * waits through record.c.
  */
 
 /* port.c: creation, file operations, teardown, the port list */
@@ -186,8 +230,14 @@ void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file);
 void gpuar_port_show(struct seq_file *m, struct gpuar_port *port);
 void gpuar_port_show_points(struct seq_file *m, struct gpuar_port *port);
 
-/* busy_read.c: the blocked reader's spin */
-int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns);
+/* busy_read.c: the blocked reader's spin, and waiting with a deadline */
+int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
+			 u64 deadline_ns, bool exclusive);
+long gpuar_wait_ready_ioctl(struct gpuar_port *port, const void __user *uarg);
+
+/* claim.c: claiming imminent waits, and the check of claimed ones on read */
+long gpuar_claim_ioctl(struct gpuar_port *port, void __user *uarg);
+void gpuar_claimed_check(struct gpuar_port *port);
 
 /* line.c */
 long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg);
@@ -201,15 +251,23 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg);
 void gpuar_word_timer_init(struct gpuar_port *port);
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader);
-void gpuar_word_defer_locked(struct gpuar_port *port, struct gpuar_wait *w,
-			     u64 from);
+void gpuar_word_lease_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 until);
+void gpuar_word_release_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			       u64 now);
+unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
+				     struct gpuar_wait **out, unsigned int max,
+				     u64 until);
+void gpuar_word_unclaim_locked(struct gpuar_port *port, struct gpuar_wait *w);
 void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			   u8 outcome, s32 status, u64 complete_ns, u64 value);
 u64 gpuar_word_first_early_locked(struct gpuar_port *port);
 struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
 						u64 now);
-void gpuar_word_sleeper_add_locked(struct gpuar_port *port, u64 wake_at);
-void gpuar_word_sleeper_del_locked(struct gpuar_port *port);
+void gpuar_word_sleeper_add_locked(struct gpuar_port *port,
+				   struct gpuar_busy_sleeper *s);
+void gpuar_word_sleeper_del_locked(struct gpuar_port *port,
+				   struct gpuar_busy_sleeper *s);
 
 /* fence_wait.c */
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);
@@ -230,8 +288,10 @@ int gpuar_uarg_out(const void *karg, size_t ksize, void __user *uarg,
 		   u32 usize);
 int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
 
-/* uid_limit.c: ports per user */
+/* uid_limit.c: ports per user, the check budget of their timers */
 struct gpuar_uid_limit *gpuar_uid_limit_get(void);
 void gpuar_uid_limit_put(struct gpuar_uid_limit *u);
+unsigned int gpuar_uid_budget_take(struct gpuar_uid_limit *u, u64 now,
+				   unsigned int want, u64 *next_ns);
 
 #endif /* GPUAR_KMOD_PORT_H */

@@ -24,6 +24,10 @@ static void gpuar_port_stats_fill(struct gpuar_port *port,
 	st->sleeps = c->sleeps;
 	st->timer_fires = c->timer_fires;
 	st->busy_read_checks = c->busy_read_checks;
+	st->imminent = c->imminent;
+	st->claims = c->claims;
+	st->lease_expiries = c->lease_expiries;
+	st->budget_stretched = c->budget_stretched;
 	st->pending = port->npending;
 	st->queued = port->nqueued;
 	st->points = port->points.used;

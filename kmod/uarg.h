@@ -25,10 +25,15 @@ static_assert(sizeof(struct gpuar_line_unregister) ==
 	      GPUAR_LINE_UNREGISTER_SIZE_VER1);
 static_assert(sizeof(struct gpuar_submit) == GPUAR_SUBMIT_SIZE_VER1);
 static_assert(sizeof(struct gpuar_cancel) == GPUAR_CANCEL_SIZE_VER1);
-static_assert(sizeof(struct gpuar_port_stats) == GPUAR_PORT_STATS_SIZE_VER1);
+static_assert(offsetof(struct gpuar_port_stats, imminent) ==
+	      GPUAR_PORT_STATS_SIZE_VER1);
+static_assert(sizeof(struct gpuar_port_stats) == GPUAR_PORT_STATS_SIZE_VER2);
 static_assert(sizeof(struct gpuar_point_stats) == GPUAR_POINT_STATS_SIZE_VER1);
 static_assert(sizeof(struct gpuar_word_wait) == GPUAR_WORD_WAIT_SIZE_VER1);
 static_assert(sizeof(struct gpuar_fence_wait) == GPUAR_FENCE_WAIT_SIZE_VER1);
+static_assert(sizeof(struct gpuar_claim) == GPUAR_CLAIM_SIZE_VER1);
+static_assert(sizeof(struct gpuar_claim_entry) == GPUAR_CLAIM_ENTRY_SIZE_VER1);
+static_assert(sizeof(struct gpuar_wait_ready) == GPUAR_WAIT_READY_SIZE_VER1);
 static_assert(GPUAR_OUTCOME_COUNT <= GPUAR_OUTCOME_SLOTS);
 
 #endif /* GPUAR_KMOD_UARG_H */

@@ -15,12 +15,24 @@
  * late outcomes train the point's estimator.
  *
  * One hrtimer per port drives every word wait of the port: pending waits
- * sit in an rbtree ordered by their next check, the timer is armed at the
+ * sit in an rbtree ordered by when the timer must next look at them (their
+ * next check, an imminent raise, a lease's end), the timer is armed at the
  * earliest, and one firing checks at most checks_per_fire due waits before
  * re-arming, so many waits never mean many timers and a firing's cost is
- * bounded. The timer is a soft hrtimer (HRTIMER_MODE_ABS_SOFT): its
- * callback runs in the timer softirq, not in hrtimer_interrupt(), so many
- * ports with many due waits never make one hard interrupt long (and
+ * bounded. How often it fires is bounded too, whatever the waits' phases
+ * (the timer storm a user could otherwise start with many ports of many
+ * staggered waits):
+ *   - per port, never sooner than check_floor_us after its last firing
+ *     (a firing checks every due wait, so waits share firings);
+ *   - per user, check_budget checks a second over all the user's ports,
+ *     a firing costing at least one: past it, firings come later
+ *     (gpuar_uid_budget_take), they are never refused;
+ *   - waits checked every interval (PARK) arm with a quarter of their
+ *     interval as slack (hrtimer_start_range_ns()), so the timer core
+ *     serves ports due close together in one expiry.
+ * The timer is a soft hrtimer (HRTIMER_MODE_ABS_SOFT): its callback runs
+ * in the timer softirq, not in hrtimer_interrupt(), so many ports with
+ * many due waits never make one hard interrupt long (and
  * softirq work is pushed to ksoftirqd when it piles up). The callback
  * takes the port lock with spin_lock_irqsave(), as every other holder
  * takes it IRQ-safe (fence callbacks take it in hard IRQ), which also
@@ -34,6 +46,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 
+#include "../core/defaults.h"
 #include "../core/line.h"
 #include "../core/plan.h"
 #include "compat.h"
@@ -60,6 +73,22 @@ static void gpuar_word_cfg(struct gpuar_word_cfg *cfg)
 
 /* ------------------------------------------------------- timer queue */
 
+/*
+ * When the timer must next look at @w: its next check, or its imminent
+ * raise if sooner; while it is leased, not before the lease ends (nor
+ * after its backstop).
+ */
+static u64 gpuar_word_due(const struct gpuar_wait *w)
+{
+	u64 due = w->ws.next_ns, lease = READ_ONCE(w->lease_end_ns);
+
+	if (lease > due)
+		due = max(due, min(lease, w->ws.backstop_at_ns));
+	if (w->raise_ns && w->raise_ns < due)
+		due = w->raise_ns;
+	return due;
+}
+
 static void gpuar_word_enqueue_locked(struct gpuar_port *port,
 				      struct gpuar_wait *w)
 {
@@ -67,12 +96,13 @@ static void gpuar_word_enqueue_locked(struct gpuar_port *port,
 	bool leftmost = true;
 
 	lockdep_assert_held(&port->lock);
+	w->due_ns = gpuar_word_due(w);
 	while (*link) {
 		struct gpuar_wait *e;
 
 		parent = *link;
 		e = rb_entry(parent, struct gpuar_wait, tnode);
-		if (w->ws.next_ns < e->ws.next_ns) {
+		if (w->due_ns < e->due_ns) {
 			link = &parent->rb_left;
 		} else {
 			link = &parent->rb_right;
@@ -94,53 +124,101 @@ static void gpuar_word_unqueue_locked(struct gpuar_port *port,
 }
 
 /*
- * Arm the port's timer at @when unless it is armed earlier already.
- * hrtimer_start() never waits for a running callback, so this is safe
- * under the port lock (hrtimer_cancel() is not).
+ * Arm the port's timer for @when, firing at most @slack after it, unless
+ * it will fire by then already; never sooner than the floor after its
+ * last firing (the per-port spacing). hrtimer_start_range_ns() never
+ * waits for a running callback, so this is safe under the port lock
+ * (hrtimer_cancel() is not).
  */
-static void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
+static void gpuar_word_arm_locked(struct gpuar_port *port, u64 when,
+				  u64 slack)
 {
 	lockdep_assert_held(&port->lock);
-	if (when >= port->armed_ns)
+	when = max(when, port->last_fire_ns + gpuar_check_floor_ns());
+	if (when + slack >= port->armed_end_ns)
 		return;
 	port->armed_ns = when;
-	hrtimer_start(&port->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+	port->armed_end_ns = when + slack;
+	hrtimer_start_range_ns(&port->timer, ns_to_ktime(when), slack,
+			       HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
+ * The slack the timer may take at @w's due time: a quarter of the
+ * interval of a wait checked every interval, which loses nothing by a
+ * check a little later; none for a predicted check, an imminent raise or
+ * a lease's end, whose times are the point.
+ */
+static u64 gpuar_word_slack(const struct gpuar_wait *w)
+{
+	if (w->ws.phase != GPUAR_WORD_PARK || w->due_ns != w->ws.next_ns)
+		return 0;
+	return w->ws.interval_ns / 4;
+}
+
+/* Arm for the earliest wait still queued, if any. */
+static void gpuar_word_arm_first_locked(struct gpuar_port *port)
+{
+	struct rb_node *n = rb_first_cached(&port->timeq);
+	struct gpuar_wait *w;
+
+	if (!n)
+		return;
+	w = rb_entry(n, struct gpuar_wait, tnode);
+	gpuar_word_arm_locked(port, w->due_ns, gpuar_word_slack(w));
+}
+
+/* @w's due time changed: move it in the queue. */
+static void gpuar_word_move_locked(struct gpuar_port *port,
+				   struct gpuar_wait *w)
+{
+	gpuar_word_unqueue_locked(port, w);
+	gpuar_word_enqueue_locked(port, w);
+}
+
+/* The same outside the timer's callback, which arms once at its end. */
+static void gpuar_word_requeue_locked(struct gpuar_port *port,
+				      struct gpuar_wait *w)
+{
+	gpuar_word_move_locked(port, w);
+	gpuar_word_arm_first_locked(port);
 }
 
 /* -------------------------------------------------------- busy queue */
 
 /*
  * Busy-read's side of a word wait: sleeping waits with an early wake sit
- * in port->busyq by early_ns, and a reader blocked in read()
- * (busy_read.c) sleeps until the first of them. A reader registers as a
- * busy sleeper with the earliest wake it saw; a wait committed later with
- * an earlier wake must wake it, or it would sleep past that wait. Both
- * sides act under the port lock, and the reader is on busy_wq before it
- * looks:
+ * in port->busyq by early_ns, and a reader blocked in read() or
+ * WAIT_READY (busy_read.c) sleeps until the first of them. A reader
+ * registers as a busy sleeper with the earliest wake it saw; a wait
+ * committed later with an earlier wake must wake one, or every reader
+ * would sleep past that wait. Both sides act under the port lock, and the
+ * reader is TASK_INTERRUPTIBLE before it looks:
  *
  *   reader (gpuar_busy_read_wait)         submitter (gpuar_word_commit_locked)
- *     prepare_to_wait(busy_wq)
+ *     prepare_to_wait(wq): INTERRUPTIBLE
  *     lock
  *     wake_at = first early wake
- *     sleeper_add: busy_until = wake_at
+ *     sleeper_add(wake_at)
  *     unlock
  *                                           lock
- *                                           busyq += w (early < busy_until)
- *                                           busy_until = early
- *                                           wake_up(busy_wq): reader RUNNING
+ *                                           busyq += w (early < wake_at)
+ *                                           sleeper's wake_at = early
+ *                                           wake_up_process: reader RUNNING
  *                                           unlock
  *     schedule_hrtimeout(wake_at)
  *       returns at once; the reader
  *       looks again and sees w first
  *
- * Had the reader read the first early wake before prepare_to_wait (or
+ * Had the reader read the first early wake before setting its state (or
  * outside the lock), a commit in between would find no sleeper, wake
  * nobody, and the reader would sleep to its later wake_at: that
  * interleaving is what the order above rules out. A wait committed before
- * the reader takes the lock is simply in the queue it reads. A sleeper
- * that wakes cannot tell the others' wake times apart, so it sets
- * busy_until to U64_MAX: the next early wake rouses every busy sleeper,
- * which each look again (a spurious wake-up, never a lost one).
+ * the reader takes the lock is simply in the queue it reads. Each sleeper
+ * keeps its own wake time, and a commit wakes only the one that would
+ * sleep longest past the new wait (one reader spinning on it is enough),
+ * and sets that sleeper's wake time to the new one, so the next commit
+ * sees it already on its way: no thundering herd of busy sleepers.
  */
 static bool gpuar_word_early_less(struct rb_node *a, const struct rb_node *b)
 {
@@ -151,11 +229,18 @@ static bool gpuar_word_early_less(struct rb_node *a, const struct rb_node *b)
 static void gpuar_word_busyq_add_locked(struct gpuar_port *port,
 					struct gpuar_wait *w)
 {
+	struct gpuar_busy_sleeper *s, *pick = NULL;
+
 	lockdep_assert_held(&port->lock);
 	rb_add_cached(&w->bnode, &port->busyq, gpuar_word_early_less);
-	if (port->busy_sleepers && w->early_ns < port->busy_until) {
-		port->busy_until = w->early_ns;
-		wake_up(&port->busy_wq);
+	list_for_each_entry(s, &port->busy_sleepers, node)
+		if ((s->wake_at ?: U64_MAX) > w->early_ns &&
+		    (!pick || (s->wake_at ?: U64_MAX) >
+			      (pick->wake_at ?: U64_MAX)))
+			pick = s;
+	if (pick) {
+		pick->wake_at = w->early_ns;
+		wake_up_process(pick->task);
 	}
 }
 
@@ -205,20 +290,131 @@ struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
 	return w;
 }
 
-/* A reader sleeps until @wake_at (0: no early wake known); see above. */
-void gpuar_word_sleeper_add_locked(struct gpuar_port *port, u64 wake_at)
+/* A reader sleeps until @s->wake_at (0: no early wake known); see above. */
+void gpuar_word_sleeper_add_locked(struct gpuar_port *port,
+				   struct gpuar_busy_sleeper *s)
 {
 	lockdep_assert_held(&port->lock);
-	port->busy_sleepers++;
-	port->busy_until = min(port->busy_until, wake_at ?: U64_MAX);
+	list_add(&s->node, &port->busy_sleepers);
 }
 
-/* The reader woke: the next early wake rouses the others to look again. */
-void gpuar_word_sleeper_del_locked(struct gpuar_port *port)
+void gpuar_word_sleeper_del_locked(struct gpuar_port *port,
+				   struct gpuar_busy_sleeper *s)
 {
 	lockdep_assert_held(&port->lock);
-	port->busy_sleepers--;
-	port->busy_until = U64_MAX;
+	list_del(&s->node);
+}
+
+/* ------------------------------------------------ leases and imminence */
+
+/*
+ * Lease @w until @until: the timer leaves it alone meanwhile (someone is
+ * watching its word), and takes it back when the lease runs out unless
+ * the watcher renewed it. Only ever lengthens a lease.
+ */
+void gpuar_word_lease_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 until)
+{
+	lockdep_assert_held(&port->lock);
+	WRITE_ONCE(w->lease_end_ns, max(READ_ONCE(w->lease_end_ns), until));
+	gpuar_word_requeue_locked(port, w);
+}
+
+/*
+ * A busy reader stops watching pending @w at @now, having just seen it
+ * pending: its lease ends (a claim's stays) and the timer checks it again
+ * an interval from now.
+ */
+void gpuar_word_release_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			       u64 now)
+{
+	lockdep_assert_held(&port->lock);
+	if (w->state != GPUAR_WAIT_PENDING)
+		return;
+	if (w->imminent != GPUAR_IMMINENT_CLAIMED)
+		WRITE_ONCE(w->lease_end_ns, 0);
+	w->ws.next_ns = max(w->ws.next_ns,
+			    min(now + w->ws.interval_ns, w->ws.backstop_at_ns));
+	gpuar_word_requeue_locked(port, w);
+}
+
+/* Off the imminent and claimed lists, lease dropped. */
+static void gpuar_word_imminent_del_locked(struct gpuar_port *port,
+					   struct gpuar_wait *w)
+{
+	if (w->imminent == GPUAR_IMMINENT_RAISED)
+		port->nraised--;
+	else if (w->imminent == GPUAR_IMMINENT_CLAIMED)
+		port->nclaimed--;
+	if (w->imminent != GPUAR_IMMINENT_NONE)
+		list_del_init(&w->inode);
+	w->imminent = GPUAR_IMMINENT_NONE;
+	w->raise_ns = 0;
+	WRITE_ONCE(w->lease_end_ns, 0);
+}
+
+/* @w reached its early wake on an opted-in port: EPOLLPRI until claimed. */
+static void gpuar_word_raise_locked(struct gpuar_port *port,
+				    struct gpuar_wait *w)
+{
+	w->raise_ns = 0;
+	w->imminent = GPUAR_IMMINENT_RAISED;
+	list_add_tail(&w->inode, &port->imminent_list);
+	port->nraised++;
+	port->cnt.imminent++;
+	wake_up_poll(&port->wq, EPOLLPRI);
+}
+
+/*
+ * Claim up to @max raised waits, the earliest raised first, leased until
+ * @until: each goes into @out with a reference for the caller. Returns
+ * how many.
+ */
+unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
+				     struct gpuar_wait **out, unsigned int max,
+				     u64 until)
+{
+	unsigned int n = 0;
+
+	lockdep_assert_held(&port->lock);
+	while (n < max && !list_empty(&port->imminent_list)) {
+		struct gpuar_wait *w = list_first_entry(&port->imminent_list,
+							struct gpuar_wait,
+							inode);
+
+		list_move_tail(&w->inode, &port->claimed);
+		port->nraised--;
+		port->nclaimed++;
+		w->imminent = GPUAR_IMMINENT_CLAIMED;
+		gpuar_word_lease_locked(port, w, until);
+		kref_get(&w->ref);
+		out[n++] = w;
+	}
+	return n;
+}
+
+/*
+ * Undo the claim of @w (a claim that could not hand it out): raised
+ * again, at the head of the list (the caller goes newest first, so the
+ * order is as before), its lease gone. Its lease may have run out
+ * meanwhile (the copy-out faulted slowly): raised again all the same.
+ */
+void gpuar_word_unclaim_locked(struct gpuar_port *port, struct gpuar_wait *w)
+{
+	lockdep_assert_held(&port->lock);
+	if (w->state != GPUAR_WAIT_PENDING ||
+	    w->imminent == GPUAR_IMMINENT_RAISED)
+		return;
+	if (w->imminent == GPUAR_IMMINENT_CLAIMED) {
+		list_move(&w->inode, &port->imminent_list);
+		port->nclaimed--;
+	} else {
+		list_add(&w->inode, &port->imminent_list);
+	}
+	port->nraised++;
+	w->imminent = GPUAR_IMMINENT_RAISED;
+	WRITE_ONCE(w->lease_end_ns, 0);
+	gpuar_word_requeue_locked(port, w);
 }
 
 /* ------------------------------------------------- checks and the end */
@@ -236,6 +432,7 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 		return;
 	gpuar_word_unqueue_locked(port, w);
 	gpuar_word_busyq_del_locked(port, w);
+	gpuar_word_imminent_del_locked(port, w);
 	w->line->waits--;
 	if (w->pe)
 		w->pe->outcomes[outcome]++;
@@ -276,57 +473,122 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	return true;
 }
 
-/*
- * Move @w's next timer check to @from plus its interval (its backstop at
- * the latest) and arm the timer for it. A busy reader uses this while it
- * watches the word itself; see busy_read.c.
- */
-void gpuar_word_defer_locked(struct gpuar_port *port, struct gpuar_wait *w,
-			     u64 from)
-{
-	lockdep_assert_held(&port->lock);
-	gpuar_word_unqueue_locked(port, w);
-	w->ws.next_ns = min(from + w->ws.interval_ns, w->ws.backstop_at_ns);
-	gpuar_word_enqueue_locked(port, w);
-	gpuar_word_arm_locked(port, w->ws.next_ns);
-}
-
 /* -------------------------------------------------------------- timer */
 
 /*
- * Check the waits due at @now, earliest first, at most checks_per_fire of
- * them, and arm the timer for what is left.
+ * The timer's look at due wait @w at @now: raise it imminent if that is
+ * due, leave it alone while it is leased (a lease that ran out gives a
+ * claimed wait back to the timer), check it if its check is due.
+ */
+static void gpuar_word_visit_locked(struct gpuar_port *port,
+				    struct gpuar_wait *w, u64 now)
+{
+	u64 lease = READ_ONCE(w->lease_end_ns);
+
+	if (w->raise_ns && w->raise_ns <= now)
+		gpuar_word_raise_locked(port, w);
+	if (lease && lease <= now) {
+		WRITE_ONCE(w->lease_end_ns, 0);
+		port->cnt.lease_expiries++;
+		if (w->imminent == GPUAR_IMMINENT_CLAIMED) {
+			list_del_init(&w->inode);
+			port->nclaimed--;
+			w->imminent = GPUAR_IMMINENT_NONE;
+		}
+	} else if (lease && w->ws.backstop_at_ns > now) {
+		gpuar_word_move_locked(port, w);
+		return;
+	}
+	if (w->ws.next_ns > now) {
+		gpuar_word_move_locked(port, w);
+		return;
+	}
+	gpuar_word_check_locked(port, w, now, false);
+}
+
+/*
+ * Pay for a firing at @now that has @want due waits to look at: a check
+ * reserved at an earlier firing first, then the user's budget. Returns
+ * the looks paid for; *@next_ns is when the budget earns the next one.
+ * 0: the budget is spent, and a look is reserved for *@next_ns (a port
+ * woken sooner by a submit or a reader waits for that).
+ */
+static unsigned int gpuar_word_pay_locked(struct gpuar_port *port, u64 now,
+					  unsigned int want, u64 *next_ns)
+{
+	unsigned int got = 0, more;
+
+	if (port->prepaid_ns > now) {
+		*next_ns = port->prepaid_ns;
+		return 0;
+	}
+	if (port->prepaid_ns) {
+		port->prepaid_ns = 0;
+		got = 1;
+	}
+	*next_ns = now;
+	if (got == want)
+		return got;
+	more = gpuar_uid_budget_take(port->uid_limit, now, want - got,
+				     next_ns);
+	if (!more)
+		port->prepaid_ns = *next_ns;
+	return got + more;
+}
+
+/*
+ * Look at the waits due at @now, earliest first, as many as the user's
+ * check budget pays for and at most checks_per_fire of them, and arm the
+ * timer for what is left.
  */
 static void gpuar_word_run_due_locked(struct gpuar_port *port, u64 now)
 {
-	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
-	struct rb_node *first;
+	unsigned int cap = max(1U, READ_ONCE(gpuar_checks_per_fire));
+	unsigned int due = 0, paid, left;
+	struct rb_node *n;
+	u64 next_ns;
 
 	lockdep_assert_held(&port->lock);
 	port->armed_ns = U64_MAX;
+	port->armed_end_ns = U64_MAX;
+	port->last_fire_ns = now;
 	port->cnt.timer_fires++;
-	while ((first = rb_first_cached(&port->timeq))) {
-		struct gpuar_wait *w = rb_entry(first, struct gpuar_wait, tnode);
+	for (n = rb_first_cached(&port->timeq); n && due < cap; n = rb_next(n)) {
+		if (rb_entry(n, struct gpuar_wait, tnode)->due_ns > now)
+			break;
+		due++;
+	}
+	/* A firing costs at least one check, whatever it finds. */
+	paid = gpuar_word_pay_locked(port, now, max(due, 1U), &next_ns);
+	for (left = paid; (n = rb_first_cached(&port->timeq)); left--) {
+		struct gpuar_wait *w = rb_entry(n, struct gpuar_wait, tnode);
 
-		if (w->ws.next_ns > now) {
-			gpuar_word_arm_locked(port, w->ws.next_ns);
+		if (w->due_ns > now) {
+			gpuar_word_arm_locked(port, w->due_ns,
+					      gpuar_word_slack(w));
 			return;
 		}
-		if (!budget) {
-			/*
-			 * Over the cap: let the CPU go for at least as long
-			 * as this firing took (and the floor), so one port's
-			 * checks never take more than half a CPU in softirq.
-			 */
-			u64 end = gpuar_now_ns();
+		if (!left)
+			break;
+		gpuar_word_visit_locked(port, w, now);
+	}
+	if (!n)
+		return;
+	if (paid < due) {
+		/* The budget is spent: come back when it pays again. */
+		port->cnt.budget_stretched++;
+		gpuar_word_arm_locked(port, next_ns, 0);
+	} else {
+		/*
+		 * Over the cap: let the CPU go for at least as long as this
+		 * firing took (and the floor), so one port's checks never
+		 * take more than half a CPU in softirq.
+		 */
+		u64 end = gpuar_now_ns();
 
-			gpuar_word_arm_locked(port, end +
-					      max(end - now,
-						  gpuar_check_floor_ns()));
-			return;
-		}
-		budget--;
-		gpuar_word_check_locked(port, w, now, false);
+		gpuar_word_arm_locked(port, end + max(end - now,
+						      gpuar_check_floor_ns()),
+				      0);
 	}
 }
 
@@ -414,6 +676,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->pe = gpuar_word_point(&port->points, e->point, &e->plan);
 	RB_CLEAR_NODE(&w->tnode);
 	RB_CLEAR_NODE(&w->bnode);
+	INIT_LIST_HEAD(&w->inode);
 	line->waits++;
 	port->npending++;
 	port->cnt.submitted++;
@@ -431,12 +694,16 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	}
 	if (w->ws.phase == GPUAR_WORD_SLEEP)
 		port->cnt.sleeps++;
-	gpuar_word_enqueue_locked(port, w);
 	w->early_ns = gpuar_word_early_ns(&w->ws, wakelat);
 	if (gpuar_word_busy_candidate(&w->ws) &&
-	    w->early_ns < w->ws.backstop_at_ns)
+	    w->early_ns < w->ws.backstop_at_ns) {
 		gpuar_word_busyq_add_locked(port, w);
-	gpuar_word_arm_locked(port, w->ws.next_ns);
+		/* The timer raises it imminent at its early wake. */
+		if (port->imminent)
+			w->raise_ns = max(w->early_ns, 1ULL);
+	}
+	gpuar_word_enqueue_locked(port, w);
+	gpuar_word_arm_locked(port, w->due_ns, gpuar_word_slack(w));
 }
 
 /*

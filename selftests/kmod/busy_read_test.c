@@ -14,6 +14,7 @@
 
 #include "device_thread.h"
 #include "port_harness.h"
+#include "train_point.h"
 
 #define WAIT_MS 50
 #define POINT 0xb0
@@ -43,28 +44,6 @@ static void *reader_run(void *arg)
 	rd->returned_ns = mono_ns();
 	rd->cpu_ns = thread_cpu_ns() - cpu;
 	return NULL;
-}
-
-/* Train POINT with @n waits whose store lands @ms after submission. */
-static int train(int port, __u64 *word, __u32 line, __u64 *seq, int n,
-		 unsigned int ms)
-{
-	struct gpuar_record r;
-	struct device_store d;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		++*seq;
-		if (submit_word(port, word_wait(line, 0, *seq, POINT, *seq,
-						plan_predict(8))) != 1)
-			return -1;
-		if (device_store_start(&d, word, *seq, ms))
-			return -1;
-		device_store_join(&d);
-		if (collect_records(port, &r, 1, RECORD_TIMEOUT_MS) != 1)
-			return -1;
-	}
-	return 0;
 }
 
 /*
@@ -97,8 +76,8 @@ TEST_F_TIMEOUT(port, blocked_reader_sleeps_through_the_wait, 60)
 	struct reader rd;
 	__u64 seq = 0, stored;
 
-	ASSERT_EQ(0, train(self->port, self->lines, self->line, &seq, 3,
-			   WAIT_MS));
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				 &seq, 3, WAIT_MS));
 	ASSERT_EQ(0, blocked_read(self->port, self->lines, self->line, &seq,
 				  WAIT_MS, &rd, &stored));
 	EXPECT_EQ(seq, rd.r.user_data);
@@ -130,8 +109,8 @@ TEST_F_TIMEOUT(port, blocked_readers_check_words, 90)
 	int i;
 
 	ASSERT_LE(0, budget);
-	ASSERT_EQ(0, train(self->port, self->lines, self->line, &seq, 3,
-			   WAIT_MS));
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				 &seq, 3, WAIT_MS));
 	for (i = 0; i < 5; i++) {
 		ASSERT_EQ(0, blocked_read(self->port, self->lines, self->line,
 					  &seq, WAIT_MS, &rd, &stored));
@@ -169,8 +148,8 @@ TEST_F_TIMEOUT(port, reader_blocked_before_submit_busy_reads, 60)
 	pthread_t t;
 
 	ASSERT_LE(0, budget);
-	ASSERT_EQ(0, train(self->port, self->lines, self->line, &seq, 3,
-			   WAIT_MS));
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				 &seq, 3, WAIT_MS));
 	ASSERT_EQ(0, port_stats(self->port, &before));
 	memset(&rd, 0, sizeof(rd));
 	rd.port = self->port;
@@ -204,7 +183,8 @@ TEST_F_TIMEOUT(port, late_device_does_not_hold_the_cpu, 60)
 	struct reader rd;
 	__u64 seq = 0, stored;
 
-	ASSERT_EQ(0, train(self->port, self->lines, self->line, &seq, 3, 20));
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				 &seq, 3, 20));
 	ASSERT_EQ(0, blocked_read(self->port, self->lines, self->line, &seq,
 				  60, &rd, &stored));
 	EXPECT_EQ(GPUAR_OUTCOME_EXACT, rd.r.outcome);

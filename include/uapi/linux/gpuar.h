@@ -66,8 +66,8 @@
  *
  * Address space
  *   A port is bound to the mm of the process that created it. Line
- *   registration and word-wait submission from another mm (a forked child,
- *   a process the fd was passed to) fail with EPERM. Reading records,
+ *   registration, word-wait submission and claims from another mm (a
+ *   forked child, a process the fd was passed to) fail with EPERM. Reading records,
  *   polling, cancelling, fence waits and statistics work from anywhere.
  *
  * Record order
@@ -106,26 +106,32 @@
  * Errors (beyond the extensibility rules above)
  *   ENOTTY   an ioctl the object does not answer, or a number whose
  *            direction or size bits are not the ones defined below
- *   EPERM    line register or word submit from another mm
+ *   EPERM    line register, word submit or claim from another mm
  *   EFAULT   an unreadable argument or entry array, an unmapped or
  *            read-only line address
  *   EINVAL   a line address that is NULL, unaligned, outside user space,
  *            or not anonymous/shmem memory; a slot >= 8; an invalid or
  *            block plan; start_ns in the future; an fd that is not a
  *            sync_file; entry_size below the first ABI version or above
- *            the page size
+ *            the page size; flags a call does not define (claim and
+ *            wait-ready take none); a claim on a port created without
+ *            GPUAR_PORT_IMMINENT
+ *   ETIME    wait-ready: the deadline passed (or was 0) with no record
+ *   EINTR    wait-ready: a signal arrived first
  *   EBADF    a fence fd that is negative or not open
  *   ENOENT   an unknown line id (ids start at 1, 0 is never valid); a cancel
  *            or point-stats key that matches nothing (cancelling an
  *            already cancelled wait is ENOENT)
  *   EALREADY cancel lost the race: the wait completed, its record queued
  *   EBUSY    unregistering a line with word waits pending on it
- *   E2BIG    a batch count above the module's max_waits
+ *   E2BIG    a batch or claim count above the module's max_waits
  *   ENOSPC   the port's limit on waits (pending + unread), lines or
  *            estimator points would be exceeded
  *   EMFILE   the calling user already has max_ports ports open
  *   ENOMEM   the line's pin would exceed RLIMIT_MEMLOCK (without
  *            CAP_IPC_LOCK), or memory is short
+ *   A failed claim claims nothing (an entry array it cannot write is
+ *   EFAULT, and the waits stay raised, unleased).
  *   A failed batch submits nothing; error_index names the first bad entry,
  *   in entry order whatever its fault (unreadable, invalid, unknown line,
  *   bad fence fd), or equals count when the batch as a whole was refused
@@ -278,7 +284,8 @@ struct gpuar_version {
  * (GPUAR_IOC_CLAIM). A port created without it never shows EPOLLPRI.
  */
 #define GPUAR_PORT_IMMINENT (1U << 2)
-#define GPUAR_PORT_FLAGS_ALL (GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK)
+#define GPUAR_PORT_FLAGS_ALL \
+	(GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK | GPUAR_PORT_IMMINENT)
 
 struct gpuar_port_create {
 	__u32 size;
@@ -369,6 +376,11 @@ struct gpuar_port_stats {
 	__aligned_u64 points;
 	__aligned_u64 wakeup_latency_ns;	/* the learned high quantile */
 	__aligned_u64 outcomes[GPUAR_OUTCOME_SLOTS];	/* by enum gpuar_outcome */
+	/* Since GPUAR_PORT_STATS_SIZE_VER2 (a smaller struct gets the above): */
+	__aligned_u64 imminent;		/* waits raised imminent (EPOLLPRI) */
+	__aligned_u64 claims;		/* waits handed out by GPUAR_IOC_CLAIM */
+	__aligned_u64 lease_expiries;	/* leases (claims, busy reads) run out */
+	__aligned_u64 budget_stretched;	/* timer firings the check budget delayed */
 };
 
 struct gpuar_point_stats {
@@ -441,6 +453,7 @@ struct gpuar_wait_ready {
 #define GPUAR_SUBMIT_SIZE_VER1		32
 #define GPUAR_CANCEL_SIZE_VER1		16
 #define GPUAR_PORT_STATS_SIZE_VER1	216
+#define GPUAR_PORT_STATS_SIZE_VER2	248	/* imminent .. budget_stretched */
 #define GPUAR_POINT_STATS_SIZE_VER1	160
 #define GPUAR_WORD_WAIT_SIZE_VER1	104	/* batch entry */
 #define GPUAR_FENCE_WAIT_SIZE_VER1	32	/* batch entry */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Imminent readiness, the caller's side: a port created with
+ * GPUAR_PORT_IMMINENT raises EPOLLPRI when a predicted word wait reaches
+ * its early wake (word_wait.c's timer does that), so an epoll or io_uring
+ * program learns that a completion is near without a blocked reader.
+ * GPUAR_IOC_CLAIM hands it those waits (user data, line, slot, target)
+ * and leases them: the timer leaves them alone until the lease ends, and
+ * the caller watches the words in user mode, where the spin is its own
+ * (accounted to it, in a low-power wait where the CPU has one). When it
+ * sees a word done it reads, and the read checks the claimed waits first
+ * (gpuar_claimed_check), so the record comes back in that same call. A
+ * claimer that never looks loses its waits to the timer when the lease
+ * runs out.
+ *
+ * Only the port's own address space may claim: the entries name line
+ * addresses, which mean nothing in another process that got the fd.
+ */
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "../core/defaults.h"
+#include "../core/line.h"
+#include "params.h"
+#include "port.h"
+#include "uarg.h"
+
+/* The lease a claim asked for (0: the module's), within the bounds. */
+static u64 gpuar_claim_lease_ns(u64 asked)
+{
+	if (!asked)
+		return GPUAR_PARAM(lease_us) * NSEC_PER_USEC;
+	return clamp_t(u64, asked, NSEC_PER_USEC,
+		       (u64)GPUAR_LEASE_US_MAX * NSEC_PER_USEC);
+}
+
+static void gpuar_claim_entry_fill(struct gpuar_claim_entry *e,
+				   const struct gpuar_wait *w)
+{
+	memset(e, 0, sizeof(*e));
+	e->user_data = w->user_data;
+	e->addr = w->line->uaddr;
+	e->target = w->target;
+	e->lease_end_ns = READ_ONCE(w->lease_end_ns);
+	e->line = w->line->id;
+	e->slot = w->slot;
+}
+
+/* Copy @n entries out, each @esize bytes (a tail past ours zeroed). */
+static int gpuar_claim_copy_out(const struct gpuar_claim *c,
+				const struct gpuar_claim_entry *e,
+				unsigned int n)
+{
+	char __user *dst = u64_to_user_ptr(c->entries);
+	size_t ours = min_t(size_t, c->entry_size, sizeof(*e));
+	unsigned int i;
+
+	for (i = 0; i < n; i++, dst += c->entry_size) {
+		if (copy_to_user(dst, &e[i], ours))
+			return -EFAULT;
+		if (c->entry_size > ours &&
+		    clear_user(dst + ours, c->entry_size - ours))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+long gpuar_claim_ioctl(struct gpuar_port *port, void __user *uarg)
+{
+	struct gpuar_claim_entry *e = NULL;
+	struct gpuar_wait **waits = NULL;
+	struct gpuar_claim c;
+	unsigned int n, i;
+	u64 until;
+	u32 usize;
+	int ret;
+
+	ret = gpuar_uarg_in(&c, sizeof(c), GPUAR_CLAIM_SIZE_VER1, uarg, &usize);
+	if (ret)
+		return ret;
+	if (current->mm != port->mm)
+		return -EPERM;
+	if (c.flags || !port->imminent ||
+	    c.entry_size < GPUAR_CLAIM_ENTRY_SIZE_VER1 ||
+	    c.entry_size > PAGE_SIZE)
+		return -EINVAL;
+	if (c.count > READ_ONCE(gpuar_max_waits))
+		return -E2BIG;
+
+	/* No more than are raised now: the rest could not be claimed. */
+	spin_lock_irq(&port->lock);
+	n = min(c.count, port->nraised);
+	spin_unlock_irq(&port->lock);
+	if (!n)
+		return 0;
+	e = kvmalloc_array(n, sizeof(*e), GFP_KERNEL_ACCOUNT);
+	waits = kvmalloc_array(n, sizeof(*waits), GFP_KERNEL_ACCOUNT);
+	if (!e || !waits) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	spin_lock_irq(&port->lock);
+	until = gpuar_now_ns() + gpuar_claim_lease_ns(c.lease_ns);
+	n = gpuar_word_claim_locked(port, waits, n, until);
+	for (i = 0; i < n; i++)
+		gpuar_claim_entry_fill(&e[i], waits[i]);
+	spin_unlock_irq(&port->lock);
+
+	ret = gpuar_claim_copy_out(&c, e, n);
+	spin_lock_irq(&port->lock);
+	if (ret) {
+		/* Newest first, so the raised order is as it was. */
+		for (i = n; i-- > 0;)
+			gpuar_word_unclaim_locked(port, waits[i]);
+	} else {
+		port->cnt.claims += n;
+		ret = n;
+	}
+	spin_unlock_irq(&port->lock);
+	for (i = 0; i < n; i++)
+		gpuar_wait_put(waits[i]);
+out:
+	kvfree(waits);
+	kvfree(e);
+	return ret;
+}
+
+/*
+ * Check the claimed waits whose words reached their targets (the claimer
+ * saw them and reads now): each such wait ends, its record queued. At
+ * most checks_per_fire words per call, with the lock held and
+ * interrupts off; a claimed wait past them is still checked by the
+ * timer when its lease runs out. A wait not done is left as it was.
+ */
+void gpuar_claimed_check(struct gpuar_port *port)
+{
+	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
+	struct gpuar_wait *w, *tmp;
+	u64 now;
+
+	if (!READ_ONCE(port->nclaimed))
+		return;
+	spin_lock_irq(&port->lock);
+	now = gpuar_now_ns();
+	list_for_each_entry_safe(w, tmp, &port->claimed, inode) {
+		if (!budget--)
+			break;
+		if (gpuar_reached(gpuar_load_acquire(&w->line->words[w->slot]),
+				  w->target))
+			gpuar_word_check_locked(port, w, now, true);
+	}
+	spin_unlock_irq(&port->lock);
+}

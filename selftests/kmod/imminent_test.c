@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Imminent readiness (GPUAR_PORT_IMMINENT): a predicted word wait raises
+ * EPOLLPRI at its early wake, before its word is done; GPUAR_IOC_CLAIM
+ * hands it out (user data, line, address, slot, target, lease end) and
+ * EPOLLPRI drops; a read after the word is done checks the claimed wait
+ * and returns its record in that call; a lease that runs out gives the
+ * wait back to the timer; a port without the flag never shows EPOLLPRI
+ * and refuses claims; a process the fd was passed to cannot claim; bad
+ * claims change nothing.
+ *
+ * The word is stored by the test only after it saw EPOLLPRI, so the order
+ * is the test's, not the scheduler's: outcomes and order are asserted,
+ * never durations.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+#include "port_harness.h"
+#include "train_point.h"
+
+#define WAIT_MS 30
+#define POINT 0x1e
+#define LONG_LEASE_NS 100000000ULL	/* the module's cap: 100 ms */
+
+/* The port's poll mask now (0 if nothing). */
+static short port_revents(int port, int timeout_ms)
+{
+	struct pollfd p = { .fd = port, .events = POLLIN | POLLPRI };
+
+	if (poll(&p, 1, timeout_ms) < 0)
+		return -1;
+	return p.revents;
+}
+
+/* Wait up to @timeout_ms for EPOLLPRI; 1 when it came. */
+static int wait_pri(int port, int timeout_ms)
+{
+	struct pollfd p = { .fd = port, .events = POLLPRI };
+
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLPRI);
+}
+
+static int claim(int port, struct gpuar_claim_entry *e, __u32 count,
+		 __u64 lease_ns)
+{
+	struct gpuar_claim c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.entries = (__u64)(uintptr_t)e;
+	c.count = count;
+	c.entry_size = sizeof(*e);
+	c.lease_ns = lease_ns;
+	return ioctl(port, GPUAR_IOC_CLAIM, &c);
+}
+
+FIXTURE(imm)
+{
+	int port;
+	__u64 *lines;
+	__u32 line;
+	__u64 seq;
+};
+
+FIXTURE_SETUP(imm)
+{
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC | GPUAR_PORT_IMMINENT);
+	ASSERT_LE(0, self->port) {
+		TH_LOG("port: %s", strerror(errno));
+	}
+	self->lines = lines_map(1);
+	ASSERT_NE(NULL, self->lines);
+	ASSERT_EQ(0, line_register(self->port, self->lines, &self->line));
+	self->seq = 0;
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				     &self->seq, 3, WAIT_MS));
+}
+
+FIXTURE_TEARDOWN(imm)
+{
+	close(self->port);
+	lines_unmap(self->lines, 1);
+}
+
+/* Submit the next predicted wait on word 0; its target is self->seq. */
+static int submit_next(int port, __u32 line, __u64 *seq)
+{
+	++*seq;
+	return submit_word(port, word_wait(line, 0, *seq, POINT, *seq,
+					   plan_predict(8)));
+}
+
+TEST(version_has_the_features)
+{
+	struct gpuar_version v;
+	int dev = t_dev_open();
+
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, t_version(dev, &v));
+	close(dev);
+	EXPECT_TRUE(v.features & GPUAR_FEATURE_IMMINENT);
+	EXPECT_TRUE(v.features & GPUAR_FEATURE_WAIT_READY);
+}
+
+/*
+ * The whole path: EPOLLPRI before the word is done, the claim's entry,
+ * EPOLLPRI gone, the store, and the record from one non-blocking read.
+ */
+TEST_F_TIMEOUT(imm, raise_claim_check_on_read, 60)
+{
+	struct gpuar_claim_entry e[2];
+	struct gpuar_port_stats st;
+	struct gpuar_record r;
+	__u64 before;
+
+	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
+	/* Raised before the work is done: nothing to read yet. */
+	EXPECT_EQ(POLLPRI, port_revents(self->port, 0));
+
+	memset(e, 0xa5, sizeof(e));
+	before = mono_ns();
+	ASSERT_EQ(1, claim(self->port, e, 2, LONG_LEASE_NS));
+	EXPECT_EQ(self->seq, e[0].user_data);
+	EXPECT_EQ((__u64)(uintptr_t)self->lines, e[0].addr);
+	EXPECT_EQ(self->seq, e[0].target);
+	EXPECT_EQ(self->line, e[0].line);
+	EXPECT_EQ(0U, e[0].slot);
+	EXPECT_LT(before, e[0].lease_end_ns);
+	EXPECT_GE(mono_ns() + LONG_LEASE_NS, e[0].lease_end_ns);
+	/* Only one was raised: the second entry is untouched. */
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, e[1].user_data);
+	/* Claimed: EPOLLPRI drops, and a second claim gets nothing. */
+	EXPECT_EQ(0, port_revents(self->port, 0));
+	EXPECT_EQ(0, claim(self->port, e, 2, 0));
+
+	/* The claimer saw the word done and reads: the record is there. */
+	word_store(self->lines, self->seq);
+	ASSERT_EQ((ssize_t)sizeof(r),
+		  read(self->port, &r, sizeof(r)));
+	EXPECT_EQ(self->seq, r.user_data);
+	EXPECT_TRUE(r.outcome == GPUAR_OUTCOME_EXACT ||
+		    r.outcome == GPUAR_OUTCOME_LATE);
+	EXPECT_EQ(self->seq, r.value);
+
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_LE(1ULL, st.imminent);
+	EXPECT_EQ(1ULL, st.claims);
+	EXPECT_EQ(0ULL, st.lease_expiries);
+	EXPECT_LE(1ULL, st.busy_read_checks);
+	EXPECT_EQ(0ULL, st.pending);
+}
+
+/* A read before the word is done finds nothing and leaves the claim. */
+TEST_F_TIMEOUT(imm, read_before_done_leaves_the_claim, 60)
+{
+	struct gpuar_claim_entry e;
+	struct gpuar_record r;
+	int fl;
+
+	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
+	ASSERT_EQ(1, claim(self->port, &e, 1, LONG_LEASE_NS));
+	fl = fcntl(self->port, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->port, F_SETFL, fl | O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->port, &r, sizeof(r)));
+	EXPECT_EQ(EAGAIN, errno);
+	word_store(self->lines, self->seq);
+	EXPECT_EQ((ssize_t)sizeof(r), read(self->port, &r, sizeof(r)));
+	EXPECT_EQ(self->seq, r.user_data);
+}
+
+/*
+ * A claimer that never reads loses the wait when its lease runs out: the
+ * timer has it back (counted), it is not raised again, and the timer's
+ * checks end it once the word is done.
+ */
+TEST_F_TIMEOUT(imm, lease_expiry_returns_the_wait_to_the_timer, 60)
+{
+	struct gpuar_claim_entry e;
+	struct gpuar_port_stats st;
+	struct gpuar_record r;
+
+	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
+	ASSERT_EQ(1, claim(self->port, &e, 1, 1000000));	/* 1 ms */
+	/* Well past the lease; no read, nobody looks at the word. */
+	sleep_ms(50);
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(1ULL, st.lease_expiries);
+	EXPECT_EQ(1ULL, st.pending);
+	EXPECT_EQ(0, port_revents(self->port, 0));
+	EXPECT_EQ(0, claim(self->port, &e, 1, 0));
+
+	word_store(self->lines, self->seq);
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(self->seq, r.user_data);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(0ULL, st.pending);
+}
+
+/* Bad claims: a clear errno each, and the raised wait stays raised. */
+TEST_F_TIMEOUT(imm, bad_claims_change_nothing, 60)
+{
+	long long max = t_param("max_waits");
+	struct gpuar_claim_entry e;
+	struct gpuar_claim c;
+	struct {
+		struct gpuar_claim c;
+		__u64 tail;
+	} big;
+	char wide[64];
+
+	ASSERT_LT(0, max);
+	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.entries = (__u64)(uintptr_t)&e;
+	c.count = 1;
+	c.entry_size = sizeof(e);
+
+	c.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = 0;
+	c.entry_size = GPUAR_CLAIM_ENTRY_SIZE_VER1 - 8;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.entry_size = (__u32)sysconf(_SC_PAGESIZE) + 8;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.entry_size = sizeof(e);
+	c.count = (__u32)max + 1;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	EXPECT_EQ(E2BIG, errno);
+	c.count = 1;
+	c.size = GPUAR_CLAIM_SIZE_VER1 - 8;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&big, 0, sizeof(big));
+	big.c = c;
+	big.c.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &big));
+	EXPECT_EQ(E2BIG, errno);
+	c.size = sizeof(c);
+	/* An entry array it cannot write: EFAULT, the claim undone. */
+	c.entries = 8;
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_CLAIM, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	/* count 0 claims nothing. */
+	c.entries = (__u64)(uintptr_t)&e;
+	c.count = 0;
+	EXPECT_EQ(0, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+
+	/* Still raised, still claimable, with a wider entry's tail zeroed. */
+	EXPECT_EQ(POLLPRI, port_revents(self->port, 0));
+	memset(wide, 0xa5, sizeof(wide));
+	c.entries = (__u64)(uintptr_t)wide;
+	c.count = 1;
+	c.entry_size = sizeof(wide);
+	c.lease_ns = LONG_LEASE_NS;
+	ASSERT_EQ(1, ioctl(self->port, GPUAR_IOC_CLAIM, &c));
+	memcpy(&e, wide, sizeof(e));
+	EXPECT_EQ(self->seq, e.user_data);
+	for (size_t i = sizeof(e); i < sizeof(wide); i++)
+		EXPECT_EQ(0, wide[i]);
+	EXPECT_EQ(0, port_revents(self->port, 0));
+}
+
+/*
+ * A process the port's fd was passed to (here a forked child, another mm)
+ * may not claim: the line addresses are the creator's. EPERM, and the
+ * wait is still the creator's to claim.
+ */
+TEST_F_TIMEOUT(imm, claim_from_another_process_eperm, 60)
+{
+	struct gpuar_claim_entry e;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int ret = claim(self->port, &e, 1, LONG_LEASE_NS);
+
+		_exit(ret == -1 && errno == EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(POLLPRI, port_revents(self->port, 0));
+	EXPECT_EQ(1, claim(self->port, &e, 1, LONG_LEASE_NS));
+	EXPECT_EQ(self->seq, e.user_data);
+}
+
+/*
+ * A port created without the flag never shows EPOLLPRI, through the
+ * whole of a predicted wait, and refuses claims.
+ */
+TEST(not_opted_in_never_pri)
+{
+	struct gpuar_claim_entry e;
+	struct gpuar_port_stats st;
+	struct device_store d;
+	struct gpuar_record r;
+	__u64 *lines, seq = 0;
+	int port, pri = 0;
+	short rev = 0;
+	__u32 line;
+
+	port = t_port_open(GPUAR_PORT_CLOEXEC);
+	ASSERT_LE(0, port);
+	lines = lines_map(1);
+	ASSERT_NE(NULL, lines);
+	ASSERT_EQ(0, line_register(port, lines, &line));
+	ASSERT_EQ(0, train_point(port, lines, line, POINT, &seq, 3, WAIT_MS));
+	ASSERT_EQ(1, submit_next(port, line, &seq));
+	ASSERT_EQ(0, device_store_start(&d, lines, seq, WAIT_MS));
+	while (!(rev & POLLIN)) {
+		rev = port_revents(port, RECORD_TIMEOUT_MS);
+		if (rev <= 0)
+			break;
+		pri |= rev & POLLPRI;
+	}
+	device_store_join(&d);
+	EXPECT_TRUE(rev & POLLIN);
+	EXPECT_EQ(0, pri);
+	ASSERT_ONE_RECORD(port, r);
+	EXPECT_EQ(seq, r.user_data);
+	EXPECT_EQ(-1, claim(port, &e, 1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, port_stats(port, &st));
+	EXPECT_EQ(0ULL, st.imminent);
+	EXPECT_EQ(0ULL, st.claims);
+	close(port);
+	lines_unmap(lines, 1);
+}
+
+TEST_HARNESS_MAIN
