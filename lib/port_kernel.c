@@ -263,7 +263,9 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 	struct gpuar_version v = { .size = sizeof(v) };
 	struct gpuar_port_create c = {
 		.size = sizeof(c),
-		.flags = opts->flags & GPUAR_PORT_FLAGS_ALL,
+		/* IMMINENT only where the module has it: below. */
+		.flags = opts->flags & GPUAR_PORT_FLAGS_ALL &
+			 ~GPUAR_PORT_IMMINENT,
 		.record_version = GPUAR_RECORD_VERSION_1,
 	};
 	int dev, fd;
