@@ -156,6 +156,8 @@ static __poll_t gpuar_port_poll(struct file *file,
 	__poll_t mask = 0;
 
 	poll_wait(file, &port->wq, pt);
+	if (port->imminent)
+		poll_wait(file, &port->pri_wq, pt);
 	spin_lock_irq(&port->lock);
 	if (port->nqueued)
 		mask = EPOLLIN | EPOLLRDNORM;
@@ -215,6 +217,7 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	mutex_init(&port->mutex);
 	mutex_init(&port->read_mutex);
 	init_waitqueue_head(&port->wq);
+	init_waitqueue_head(&port->pri_wq);
 	port->busyq = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&port->busy_sleepers);
 	INIT_LIST_HEAD(&port->imminent_list);

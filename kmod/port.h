@@ -182,6 +182,15 @@ struct gpuar_port {
 	 * any), and the claimed ones, leased to their claimer.
 	 */
 	bool imminent;			/* the port opted in; fixed */
+	/*
+	 * The pollers of an opted-in port, woken without a key when a wait
+	 * is raised (polled again, they find EPOLLPRI): io_uring's poll
+	 * drops a wake-up keyed EPOLLPRI alone (it matches a key against
+	 * the other events asked for, since its reads' polls ask for
+	 * EPOLLPRI too), and an unkeyed wake-up of wq would wake the
+	 * blocked readers as well.
+	 */
+	wait_queue_head_t pri_wq;
 	struct list_head imminent_list;	/* [L] */
 	struct list_head claimed;	/* [L] */
 	u32 nraised;			/* [L] */

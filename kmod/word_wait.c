@@ -362,7 +362,7 @@ static void gpuar_word_raise_locked(struct gpuar_port *port,
 	list_add_tail(&w->inode, &port->imminent_list);
 	port->nraised++;
 	port->cnt.imminent++;
-	wake_up_poll(&port->wq, EPOLLPRI);
+	wake_up(&port->pri_wq);		/* unkeyed: see port.h */
 }
 
 /*
