@@ -51,6 +51,8 @@ struct gpuar_port {
 	u32 lines_used;
 	u32 max_lines;
 	u64 features;		/* kernel engine: the module's GPUAR_FEATURE_* */
+	u64 claim_lease_ns;	/* kernel engine: a claim's lease where 0 is
+				 * asked for (0: the module's lease_us) */
 	bool imminent;		/* GPUAR_PORT_IMMINENT asked for and running */
 };
 

@@ -198,7 +198,7 @@ static int k_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		.entries = (u64)(uintptr_t)entries,
 		.count = max,
 		.entry_size = sizeof(*entries),
-		.lease_ns = lease_ns,
+		.lease_ns = lease_ns ? lease_ns : port->claim_lease_ns,
 	};
 
 	return xioctl(port->fd, GPUAR_IOC_CLAIM, &c);
@@ -287,6 +287,15 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 		return fd;
 	port->engine = GPUAR_ENGINE_KERNEL;
 	port->features = v.features;
+	/*
+	 * A claim that asks for no lease (gpuar_reap's, gpuar_port_process's)
+	 * is leased for the port's busy-read budget, as on the user engine,
+	 * where one is set; else for the module's lease_us (200 us), too
+	 * short for a watch begun the plan's margin before the store.
+	 */
+	if (opts->busy_read_us && opts->busy_read_us != GPUAR_BUSY_READ_OFF)
+		port->claim_lease_ns = (u64)opts->busy_read_us *
+				       GPUAR_NSEC_PER_USEC;
 	port->fd = fd;
 	port->ops = &kernel_ops;
 	return 0;

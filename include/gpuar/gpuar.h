@@ -160,7 +160,8 @@ enum gpuar_engine {
  * readable. gpuar_port_process() and gpuar_reap() then claim the imminent
  * waits and watch their words in the calling thread (the CPU's hardware
  * word wait where it has one, else a load loop) until a store or the end
- * of the claim's lease (the port's busy-read budget, 1 ms by default),
+ * of the claim's lease (the port's busy_read_us, 1 ms by default; the
+ * kernel engine's default is the module's lease_us, 200 us unless set),
  * and the records come from the reap that follows. A loop that calls
  * gpuar_reap(port, records, max, 0) at any readiness of the fd needs
  * nothing else: it takes queued records without claiming, and claims
@@ -213,7 +214,10 @@ struct gpuar_port_options {
 	 * measured wake-up latency (wakeup_latency_ns) before the estimator's
 	 * sleep ends, so the spin begins by then, the plan's margin before
 	 * the predicted completion. Unused with GPUAR_PORT_WATCHER (the
-	 * watcher thread runs the engine) and by non-blocking reaps.
+	 * watcher thread runs the engine) and by non-blocking reaps. On both
+	 * engines it is also the lease of the imminent waits a port claims
+	 * (GPUAR_PORT_IMMINENT); the kernel engine's, when 0 or
+	 * GPUAR_BUSY_READ_OFF, is the module's lease_us parameter.
 	 */
 	uint32_t busy_read_us;
 	uint32_t reserved[13];		/* must be zero */
