@@ -19,8 +19,10 @@
  * has the waiting thread claim the imminent waits and watch their words
  * (gpuar_imminent_serve); a non-blocking read then takes the records the
  * module finds on checking the claimed waits, into the stash, and the
- * wait returns them. (The user engine's fd turns readable at the early
- * wake, and its gpuar_reap() claims.)
+ * wait returns them. Where no multishot read runs, the record read is a
+ * POLL_ADD for POLLIN and a non-blocking reap, as on the user engine,
+ * not a one-shot IORING_OP_READ (see reap_polled). (The user engine's fd
+ * turns readable at the early wake, and its gpuar_reap() claims.)
  */
 #include "port.h"
 #include "defaults.h"
@@ -470,25 +472,26 @@ GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
 	return read_oneshot(h, fd, records, max, deadline);
 }
 
-GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
-				       struct gpuar_record *records,
-				       uint32_t max, int64_t timeout_ns)
+/*
+ * Poll the port's fd for POLLIN, then reap without blocking, until a
+ * record or @deadline: the user engine's fd (an epoll fd, which read(2)
+ * cannot take), and the module's port with imminent readiness where no
+ * multishot read runs. io_uring's own poll of a read takes EPOLLPRI for
+ * readiness, so a one-shot IORING_OP_READ armed while a wait is raised
+ * would be retried until io_uring handed it to a worker thread, blocked
+ * in the module's read() (busy-reading there) until cancelled; a
+ * POLL_ADD asks for POLLIN alone. The reap claims what is imminent.
+ */
+static int reap_polled(struct gpuar_uring_host *h, struct gpuar_record *records,
+		       u32 max, u64 deadline)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	int fd = gpuar_port_fd(h->port);
 	struct io_uring_sqe *sqe;
 	int n, res;
 
-	if (!h || !h->port || !records || !max)
-		return -EINVAL;
-	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL) {
-		if (gpuar_port_imminent(h->port))
-			pri_arm(h, gpuar_port_fd(h->port));
-		return gpuar_uring_host_read_fd(h, gpuar_port_fd(h->port),
-						records, max, timeout_ns);
-	}
-	/* The user engine's fd is an epoll fd: poll it, then run the engine. */
 	for (;;) {
+		if (h->stash_len)
+			return (int)unstash(h, records, max);
 		n = gpuar_reap(h->port, records, max, 0);
 		if (n != -EAGAIN) {
 			if (n > 0)
@@ -500,24 +503,48 @@ GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 		sqe = io_uring_get_sqe(&h->ring);
 		if (!sqe)
 			return -EBUSY;
-		io_uring_prep_poll_add(sqe, gpuar_port_fd(h->port), POLLIN);
+		io_uring_prep_poll_add(sqe, fd, POLLIN);
 		io_uring_sqe_set_data64(sqe, TAG_POLL);
 		res = io_uring_submit(&h->ring);
 		if (res >= 0) {
 			res = wait_tag(h, TAG_POLL, deadline);
-			if (res == -ETIME)
+			/* Timed out, or records stashed through EPOLLPRI. */
+			if (res == -ETIME || res == -EINPROGRESS)
 				res = cancel_tag(h, TAG_POLL);
 		}
 		if (res == -ETIME)
 			continue;
 		if (res < 0) {
 			h->st.fallbacks++;
-			res = gpuar_fd_wait_readable(gpuar_port_fd(h->port),
-						     deadline);
+			res = gpuar_fd_wait_readable(fd, deadline);
 			if (res < 0)
 				return res;
 		} else {
 			h->st.polls++;
 		}
 	}
+}
+
+GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
+				       struct gpuar_record *records,
+				       uint32_t max, int64_t timeout_ns)
+{
+	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
+		       gpuar_now_ns() + (u64)timeout_ns;
+	int fd;
+
+	if (!h || !h->port || !records || !max)
+		return -EINVAL;
+	fd = gpuar_port_fd(h->port);
+	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL) {
+		if (!gpuar_port_imminent(h->port))
+			return gpuar_uring_host_read_fd(h, fd, records, max,
+							timeout_ns);
+		pri_arm(h, fd);
+		/* The multishot read takes a raised wait in its stride. */
+		if (h->ms_possible && (h->ms_fd < 0 || h->ms_fd == fd))
+			return gpuar_uring_host_read_fd(h, fd, records, max,
+							timeout_ns);
+	}
+	return reap_polled(h, records, max, deadline);
 }

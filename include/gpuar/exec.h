@@ -214,7 +214,9 @@ struct gpuar_uring_host;
 struct gpuar_uring_host_stats {
 	uint64_t reads;		/* read completions that delivered records */
 	uint64_t multishot;	/* of which from the multishot read */
-	uint64_t polls;		/* poll completions (user engine) */
+	uint64_t polls;		/* poll completions (user engine; kernel
+				 * engine with GPUAR_PORT_IMMINENT and no
+				 * multishot read) */
 	uint64_t fallbacks;	/* ops refused and done otherwise */
 	uint64_t records;	/* records handed out */
 	uint64_t imminent;	/* EPOLLPRI completions served (kernel engine,
