@@ -530,9 +530,16 @@ START_TEST(fault_becomes_error_record_with_vendor_code)
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
 	struct gpuar_vendor_completion c;
 
+	/*
+	 * The stream is held on a gate word until the await is in: a fault
+	 * that ran first would refuse the await itself (the error is sticky),
+	 * which a loaded machine made happen.
+	 */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
 	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 77, NULL, &vdiag), 0);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
 	c = vt_reap_one(vb);
 	ck_assert_uint_eq(c.record.user_data, 77);
 	ck_assert_int_eq(c.record.status, -EIO);
@@ -556,9 +563,12 @@ START_TEST(fault_under_poll_plan_becomes_error_record)
 	struct gpuar_plan plan = vt_plan("poll");	/* no backstop of its own */
 	struct gpuar_vendor_completion c;
 
+	/* held on a gate until the await is in (see the case above) */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
 	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 78, NULL, &vdiag), 0);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
 	c = vt_reap_one(vb);
 	ck_assert_uint_eq(c.record.user_data, 78);
 	ck_assert_int_eq(c.record.status, -EIO);
@@ -796,13 +806,23 @@ START_TEST(wait_driver_source_reports_vendor_error)
 	struct gpuar_vendor_source src;
 	struct gpuar_record rec;
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_soft_producer *gate;
 	void *s = V->stream_new(0);
 
 	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
+	ck_assert_int_eq(gpuar_soft_producer_new(&gate), 0);
+	/*
+	 * Held on a gate until the source has recorded its store (a fault
+	 * that ran first would refuse that); the gate opens while the wait
+	 * runs, or before it starts: either way the wait sees the fault.
+	 */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
 	ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
+	gpuar_soft_store_after(gate, &gpuar_vendor_line_words(vline)[6], 1, MS);
 	ck_assert_int_lt(V->wait(w, &src, &plan, 5, 1, &rec, &vdiag), 0);
+	gpuar_soft_producer_free(gate);
 	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
 	ck_assert_msg(strstr(vdiag.message, V->fault_name), "%s", vdiag.message);
 	gpuar_waiter_free(w);
