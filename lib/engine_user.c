@@ -387,7 +387,6 @@ static void u_configure(struct uport *u, const struct gpuar_port_options *opts)
 int gpuar_port_user_open(struct gpuar_port *port,
 			 const struct gpuar_port_options *opts)
 {
-	int cloexec = (opts->flags & GPUAR_PORT_CLOEXEC) ? EPOLL_CLOEXEC : 0;
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct uport *u = calloc(1, sizeof(*u));
 	u32 cap;
@@ -408,8 +407,8 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	}
 	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
 	gpuar_wakelat_init(&u->wakelat);
-	/* Internal fds never leak into children; the port fd follows opts. */
-	u->epfd = epoll_create1(cloexec);
+	/* Every fd close-on-exec; gpuar_port_open() makes the port fd follow opts. */
+	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	u->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (u->epfd < 0 || u->evfd < 0 || u->tfd < 0)

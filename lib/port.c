@@ -4,13 +4,76 @@
 #include "defaults.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
-			  GPUAR_PORT_WATCHER)
+			  GPUAR_PORT_WATCHER | GPUAR_PORT_INHERIT)
+
+#define US GPUAR_NSEC_PER_USEC
+
+/*
+ * The options' bounds: the module's bounds on its parameters of the same
+ * names (core/defaults.h), so no option can make either engine wrap a
+ * time, busy-loop or size a table to nothing. 0 is the default in each.
+ */
+static const struct option_range {
+	const char *name;
+	size_t offset, width;
+	u64 min, max;
+	const char *why;
+} port_ranges[] = {
+#define RANGE(field, lo, hi, text)					\
+	{ #field, offsetof(struct gpuar_port_options, field),		\
+	  sizeof(((struct gpuar_port_options *)0)->field), lo, hi, text }
+	RANGE(max_waits, GPUAR_MAX_WAITS_MIN, GPUAR_MAX_WAITS_MAX,
+	      "outside 1..1048576 (0: the default)"),
+	RANGE(max_lines, GPUAR_MAX_LINES_MIN, GPUAR_MAX_LINES_MAX,
+	      "outside 1..65536 (0: the default)"),
+	RANGE(max_points, GPUAR_MAX_POINTS_MIN, GPUAR_MAX_POINTS_MAX,
+	      "outside 1..4096 (0: the default)"),
+	RANGE(poll_interval_ns, GPUAR_POLL_INTERVAL_US_MIN * US,
+	      GPUAR_POLL_INTERVAL_US_MAX * US,
+	      "outside 1 us..10 ms (0: the default)"),
+	RANGE(poll_backstop_ns, GPUAR_BACKSTOP_US_MIN * US,
+	      GPUAR_BACKSTOP_US_MAX * US,
+	      "outside 1 us..1 s (0: the default)"),
+#undef RANGE
+};
+
+/* Every option within its bound, or -EINVAL naming the first that is not. */
+static int check_ranges(const struct gpuar_port_options *o,
+			struct gpuar_error *diag)
+{
+	const char *args[2];
+	size_t i;
+
+	for (i = 0; i < sizeof(port_ranges) / sizeof(port_ranges[0]); i++) {
+		const struct option_range *r = &port_ranges[i];
+		const unsigned char *at = (const unsigned char *)o + r->offset;
+		u64 v;
+
+		if (r->width == sizeof(u32)) {
+			u32 v32;
+
+			memcpy(&v32, at, sizeof(v32));
+			v = v32;
+		} else {
+			memcpy(&v, at, sizeof(v));
+		}
+		if (v == 0 || (v >= r->min && v <= r->max))
+			continue;
+		args[0] = r->name;
+		args[1] = r->why;
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL,
+				      args, 2);
+	}
+	return 0;
+}
 
 GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 {
@@ -40,7 +103,8 @@ static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 		return 0;
 	args[0] = "kernel";
 	args[1] = strerror(-ret);
-	if (strict) {
+	/* An explicit request is honoured or refused; only AUTO falls back. */
+	if (strict || o->engine == GPUAR_ENGINE_KERNEL) {
 		char why[GPUAR_MESSAGE_MAX];
 
 		/* Name the device so the refusal says what was missing. */
@@ -91,6 +155,17 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		args[1] = "above 100000 us (GPUAR_BUSY_READ_OFF disables it)";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
+	if ((o.flags & GPUAR_PORT_INHERIT) && (o.flags & GPUAR_PORT_CLOEXEC)) {
+		args[0] = "flags";
+		args[1] = "GPUAR_PORT_INHERIT and GPUAR_PORT_CLOEXEC contradict";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	ret = check_ranges(&o, diag);
+	if (ret)
+		return ret;
+	/* Like liburing's and libdrm's fds: not inherited across exec. */
+	if (!(o.flags & GPUAR_PORT_INHERIT))
+		o.flags |= GPUAR_PORT_CLOEXEC;
 	if (!o.max_waits)
 		o.max_waits = GPUAR_DEFAULT_MAX_WAITS;
 	if (!o.max_lines)
@@ -117,6 +192,12 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		free(p);
 		return ret;
 	}
+	/*
+	 * The engines make every fd of their own close-on-exec; the one the
+	 * caller sees follows the flags (the watcher's fd is an eventfd).
+	 */
+	if (o.flags & GPUAR_PORT_INHERIT)
+		fcntl(p->fd, F_SETFD, 0);
 	*port = p;
 	return 0;
 }

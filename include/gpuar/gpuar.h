@@ -139,9 +139,16 @@ enum gpuar_engine {
  * gpuar_port_options.flags: GPUAR_PORT_CLOEXEC and GPUAR_PORT_NONBLOCK from
  * <linux/gpuar.h> (the port fd's O_CLOEXEC and O_NONBLOCK; NONBLOCK only
  * matters to whoever read(2)s a kernel port directly: gpuar_reap waits in
- * poll and never blocks past its timeout), and:
+ * poll and never blocks past its timeout), and the ones below.
+ *
+ * Every fd the library makes is close-on-exec, as liburing's and libdrm's
+ * are: a program that opens a port and starts a child (fork and exec,
+ * Python's subprocess) leaves the child no gpuar fd, so closing the port
+ * in the parent cancels its waits and unpins its lines. CLOEXEC is
+ * therefore the default and may be left out; GPUAR_PORT_INHERIT keeps the
+ * port fd (only that one) open across exec instead.
  */
-#define GPUAR_PORT_STRICT (1U << 16)	/* refuse instead of falling back */
+#define GPUAR_PORT_STRICT (1U << 16)	/* AUTO: refuse instead of falling back */
 /*
  * User engine: run the engine on a watcher thread, so the port fd is
  * readable exactly while a record is queued (no spurious readiness, no
@@ -150,6 +157,8 @@ enum gpuar_engine {
  * exact already.
  */
 #define GPUAR_PORT_WATCHER (1U << 17)
+/* The port fd survives exec (not with GPUAR_PORT_CLOEXEC: -EINVAL). */
+#define GPUAR_PORT_INHERIT (1U << 18)
 
 /*
  * Options structs (this one, struct gpuar_exec_options, struct
@@ -165,18 +174,25 @@ struct gpuar_port_options {
 	uint32_t size;			/* 0 or sizeof(struct gpuar_port_options) */
 	uint32_t engine;		/* enum gpuar_engine */
 	uint32_t flags;			/* GPUAR_PORT_* */
-	uint32_t max_waits;		/* pending + unread waits (4096) */
+	/*
+	 * Every number below is 0 (the default) or within the bounds the
+	 * module puts on its parameter of the same name (given with each);
+	 * outside them the open is -EINVAL with
+	 * GPUAR_E_INVALID_ARGUMENT naming the option.
+	 */
+	uint32_t max_waits;		/* pending + unread waits (4096; 1..1M) */
 	const char *device_path;	/* NULL: GPUAR_DEVICE_PATH */
 	/*
 	 * User engine only, defaults (0) as the module's parameters of the
 	 * same names: the module's are set when it is loaded.
 	 */
-	uint64_t poll_interval_ns;	/* check interval of "poll" plans (50 us) */
+	uint64_t poll_interval_ns;	/* check interval of "poll" plans
+					 * (50 us; 1 us..10 ms) */
 	uint64_t poll_backstop_ns;	/* backstop of poll plans and flag plans
-					 * with backstop_us=0 (1 s) */
+					 * with backstop_us=0 (1 s; 1 us..1 s) */
 	/* Limits, user engine only, as the module's parameters too. */
-	uint32_t max_lines;		/* (64) */
-	uint32_t max_points;		/* estimator points (64) */
+	uint32_t max_lines;		/* (64; 1..65536) */
+	uint32_t max_points;		/* estimator points (64; 1..4096) */
 	/*
 	 * Busy-read (user engine; the kernel engine's budget is the module's
 	 * busy_read_us parameter): the most time one blocking gpuar_reap()
@@ -208,10 +224,11 @@ struct gpuar_line;
  * Engine choice: KERNEL opens @device_path; USER builds a user engine port;
  * AUTO tries the kernel and falls back to the user engine with the warning
  * GPUAR_W_ENGINE_FALLBACK in *@diag (return 0). With GPUAR_PORT_STRICT an
- * AUTO request whose kernel engine is missing is refused, as is a KERNEL
- * request whose device is missing: the open's negated errno (-ENOENT for a
- * missing device node) with GPUAR_E_ENGINE_UNAVAILABLE. A KERNEL request without STRICT also falls
- * back, with the warning. gpuar_port_engine() reports what runs.
+ * AUTO request whose kernel engine is missing is refused; a KERNEL request
+ * whose device is missing is always refused (an explicit engine is
+ * honoured or refused, never swapped): the open's negated errno (-ENOENT
+ * for a missing device node) with GPUAR_E_ENGINE_UNAVAILABLE.
+ * gpuar_port_engine() reports what runs.
  *
  * Errors: -EINVAL (unknown engine or flag bits), -ENODEV/-EACCES/... (kernel
  * engine unavailable), -ENOMEM, -EMFILE. Thread-safe.
