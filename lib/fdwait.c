@@ -30,6 +30,13 @@ void gpuar_slack_restore(int old)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 }
 
+u64 gpuar_deadline_in(int64_t timeout_ns)
+{
+	if (timeout_ns < 0)
+		return GPUAR_U64_MAX;
+	return gpuar_add_sat(gpuar_now_ns(), (u64)timeout_ns);
+}
+
 int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };

@@ -56,6 +56,13 @@ void gpuar_slack_restore(int old);
 int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
 
 /*
+ * The deadline @timeout_ns from now: negative is forever (UINT64_MAX), and
+ * a sum past the clock's range saturates to forever rather than wrap into
+ * the past.
+ */
+u64 gpuar_deadline_in(int64_t timeout_ns);
+
+/*
  * Caller-sized structs (lib/sized.c). gpuar_options_in copies the caller's
  * options @src (a struct whose first member is its u32 size; 0 means
  * @v1_size) into @dst, @known bytes zero-filled, and checks @dst's

@@ -115,8 +115,7 @@ static ssize_t read_nowait(int fd, void *buf, size_t len)
 static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 		  u32 max, int64_t timeout_ns)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	ssize_t n;
 	int ret;
 

@@ -362,8 +362,7 @@ GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
 					  struct gpuar_record *records,
 					  uint32_t max, int64_t timeout_ns)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	int res;
 
 	if (!h || !records || !max)
@@ -389,8 +388,7 @@ GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 				       struct gpuar_record *records,
 				       uint32_t max, int64_t timeout_ns)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	struct io_uring_sqe *sqe;
 	int n, res;
 

@@ -334,8 +334,7 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 		  u32 max, int64_t timeout_ns)
 {
 	struct uport *u = uport_of(port);
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	u64 spun = 0;
 	bool last = false, woken = true;
 	int ret;
@@ -362,7 +361,7 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 			ret = gpuar_fd_wait_readable(u->evfd, deadline);
 			if (ret < 0)
 				return ret;
-			last = ret == 0;
+			last = ret == 0 || gpuar_now_ns() >= deadline;
 			continue;
 		}
 		if (hw_park(u, deadline)) {
@@ -382,7 +381,11 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns);
 		if (ret < 0)
 			return ret;
-		last = ret == 0;
+		/*
+		 * The fd may stay readable without ever yielding a record (a
+		 * timer always due): the deadline is the clock's, not poll's.
+		 */
+		last = ret == 0 || gpuar_now_ns() >= deadline;
 		woken = true;
 	}
 }
