@@ -659,6 +659,25 @@ START_TEST(free_line_times_out_and_leaks)
 }
 END_TEST
 
+/* UINT64_MAX is "no deadline": the free waits for the late store. */
+START_TEST(free_line_without_deadline_waits)
+{
+	struct gpuar_soft_producer *prod;
+	void *s = V->stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &w[6], 1, 30 * MS), 0);
+	ck_assert_msg(V->line_free(vline, UINT64_MAX, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	gpuar_soft_producer_free(prod);
+	V->stream_free(s);
+}
+END_TEST
+
 START_TEST(reverse_direction_cpu_store_releases_stream)
 {
 	void *s = V->stream_new(0);
@@ -842,6 +861,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, free_line_waits_for_pending_work);
 	tcase_add_test(tc, free_line_refused_while_awaits_unreaped);
 	tcase_add_test(tc, free_line_times_out_and_leaks);
+	tcase_add_test(tc, free_line_without_deadline_waits);
 	tcase_add_test(tc, reverse_direction_cpu_store_releases_stream);
 	tcase_add_test(tc, free_line_after_its_streams);
 	tcase_add_test(tc, reverse_waits_bounded_by_fences);
