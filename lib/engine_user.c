@@ -327,10 +327,17 @@ static int u_point_stats(struct gpuar_port *port,
 
 /* ------------------------------------------------------------ open, close */
 
-static void u_free(struct uport *u)
+/*
+ * @in_child: a forked child closing its copy (see lib/process.c): the
+ * watcher thread is the parent's and the epoll set is shared, so only
+ * the child's fds and memory go.
+ */
+static void u_free(struct uport *u, bool in_child)
 {
 	u32 i;
 
+	if (in_child)
+		u->watcher = false;	/* the thread is the parent's */
 	uport_watcher_stop(u);
 	for (i = 0; u->pend && i < u->npend; i++)
 		if (u->pend[i].kind == UW_FENCE)
@@ -347,13 +354,14 @@ static void u_free(struct uport *u)
 	free(u->pend);
 	free(u->q);
 	free(u->slots);
-	pthread_mutex_destroy(&u->lock);
+	if (!in_child)
+		pthread_mutex_destroy(&u->lock);
 	free(u);
 }
 
 static void u_close(struct gpuar_port *port)
 {
-	u_free(uport_of(port));
+	u_free(uport_of(port), port->closing_in_child);
 	port->state = NULL;
 }
 
@@ -402,7 +410,7 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	u->q = calloc(u->max_waits, sizeof(*u->q));
 	u->slots = calloc(cap, sizeof(*u->slots));
 	if (!u->pend || !u->q || !u->slots) {
-		u_free(u);
+		u_free(u, false);
 		return -ENOMEM;
 	}
 	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
@@ -435,6 +443,6 @@ int gpuar_port_user_open(struct gpuar_port *port,
 sys:
 	ret = -errno;
 fail:
-	u_free(u);
+	u_free(u, false);
 	return ret;
 }

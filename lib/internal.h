@@ -16,6 +16,7 @@
 #include "outcome.h"
 
 #include <gpuar/gpuar.h>
+#include <pthread.h>
 
 /*
  * Load a completion word with core/line.h's acquire load. The public
@@ -91,6 +92,16 @@ int gpuar_sized_out(void *dst, const void *src, size_t known, size_t v1_size);
 #define GPUAR_PORT_OPTIONS_SIZE_1_0 sizeof(struct gpuar_port_options)
 #define GPUAR_EXEC_OPTIONS_SIZE_1_0 sizeof(struct gpuar_exec_options)
 #define GPUAR_WAITER_OPTIONS_SIZE_1_0 sizeof(struct gpuar_waiter_options)
+
+/*
+ * lib/process.c: the fork generation (bumped in every child; an object
+ * opened at generation g is its parent's once gpuar_forked_since(g)), and
+ * library threads started with every signal blocked (pthread_create's
+ * error number).
+ */
+unsigned long gpuar_fork_generation(void);
+bool gpuar_forked_since(unsigned long generation);
+int gpuar_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);

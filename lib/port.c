@@ -183,6 +183,7 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		return gpuar_diag_sys(diag, "calloc", ENOMEM);
 	p->fd = -1;
 	p->max_lines = o.max_lines;
+	p->fork_gen = gpuar_fork_generation();
 	pthread_mutex_init(&p->lines_lock, NULL);
 	ret = open_engine(p, &o, diag);
 	if (ret) {
@@ -208,16 +209,25 @@ GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 
 	if (!port)
 		return;
+	/*
+	 * In a forked child the lines are not mapped (MADV_DONTFORK), and the
+	 * locks may have been held by a parent thread at the fork.
+	 */
+	port->closing_in_child = port_forked(port);
 	/* The engine goes first: it stops reading the lines' words. */
 	port->ops->close(port);
 	for (i = 0; i < port->lines_cap; i++) {
 		if (!port->lines[i])
 			continue;
-		munmap(port->lines[i]->words, (size_t)sysconf(_SC_PAGESIZE));
+		/* A child has no mapping there, and may have made another. */
+		if (!port->closing_in_child)
+			munmap(port->lines[i]->words,
+			       (size_t)sysconf(_SC_PAGESIZE));
 		free(port->lines[i]);
 	}
 	free(port->lines);
-	pthread_mutex_destroy(&port->lines_lock);
+	if (!port->closing_in_child)
+		pthread_mutex_destroy(&port->lines_lock);
 	free(port);
 }
 
@@ -242,6 +252,8 @@ GPUAR_EXPORT int gpuar_line_alloc(struct gpuar_port *port,
 	if (!port || !out)
 		return -EINVAL;
 	*out = NULL;
+	if (port_forked(port))
+		return -EPERM;
 	line = calloc(1, sizeof(*line));
 	if (!line)
 		return -ENOMEM;
@@ -251,6 +263,12 @@ GPUAR_EXPORT int gpuar_line_alloc(struct gpuar_port *port,
 		free(line);
 		return -ENOMEM;
 	}
+	/*
+	 * A child gets no copy: the device keeps writing the parent's page,
+	 * and a copy-on-write break by a parent's store (with a registration
+	 * that does not pin it) would leave the device on the child's copy.
+	 */
+	madvise(line->words, page, MADV_DONTFORK);
 	line->port = port;
 	pthread_mutex_lock(&port->lines_lock);
 	if (port->lines_used >= port->max_lines) {
@@ -295,6 +313,8 @@ GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
 
 	if (!port || !line)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	pthread_mutex_lock(&port->lines_lock);
 	for (slot = 0; slot < port->lines_cap && port->lines[slot] != line; slot++)
 		;
@@ -334,7 +354,9 @@ GPUAR_EXPORT int gpuar_submit_word_waits(struct gpuar_port *port,
 
 	if (!port)
 		return -EINVAL;
-	if (count && !waits)
+	if (port_forked(port))
+		ret = -EPERM;
+	else if (count && !waits)
 		ret = -EFAULT;
 	else
 		ret = port->ops->submit_word(port, waits, count, &idx);
@@ -352,7 +374,9 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 
 	if (!port)
 		return -EINVAL;
-	if (count && !waits)
+	if (port_forked(port))
+		ret = -EPERM;
+	else if (count && !waits)
 		ret = -EFAULT;
 	else
 		ret = port->ops->submit_fence(port, waits, count, &idx);
@@ -363,7 +387,9 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 
 GPUAR_EXPORT int gpuar_cancel(struct gpuar_port *port, uint64_t user_data)
 {
-	return port ? port->ops->cancel(port, user_data) : -EINVAL;
+	if (!port)
+		return -EINVAL;
+	return port_forked(port) ? -EPERM : port->ops->cancel(port, user_data);
 }
 
 GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
@@ -372,17 +398,21 @@ GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
 {
 	if (!port || !records || !max)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	return port->ops->reap(port, records, max, timeout_ns);
 }
 
 GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 {
-	return port ? port->ops->process(port) : -EINVAL;
+	if (!port)
+		return -EINVAL;
+	return port_forked(port) ? -EPERM : port->ops->process(port);
 }
 
 GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)
 {
-	return port->ops->next_check(port);
+	return port_forked(port) ? GPUAR_U64_MAX : port->ops->next_check(port);
 }
 
 GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
@@ -393,6 +423,8 @@ GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
 
 	if (!port || !stats)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	ret = port->ops->stats(port, &st);
 	if (ret)
 		return ret;
@@ -407,6 +439,8 @@ GPUAR_EXPORT int gpuar_point_stats(struct gpuar_port *port,
 
 	if (!port || !stats)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	ps.point = stats->point;
 	ret = port->ops->point_stats(port, &ps);
 	if (ret)

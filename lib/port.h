@@ -43,7 +43,19 @@ struct gpuar_port {
 	u32 lines_cap;
 	u32 lines_used;
 	u32 max_lines;
+	unsigned long fork_gen;	/* gpuar_fork_generation() at open */
+	/*
+	 * Closed in a forked child: the engine drops the child's copies of
+	 * its fds and memory and touches nothing the parent shares.
+	 */
+	bool closing_in_child;
 };
+
+/* Called in a child of the process that opened @port (see lib/process.c). */
+static inline bool port_forked(const struct gpuar_port *port)
+{
+	return gpuar_forked_since(port->fork_gen);
+}
 
 int gpuar_port_kernel_open(struct gpuar_port *port,
 			   const struct gpuar_port_options *opts);

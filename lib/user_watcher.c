@@ -46,7 +46,7 @@ int uport_watcher_start(struct uport *u)
 	if (u->stopfd < 0 ||
 	    epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->stopfd, &ev) < 0)
 		return -errno;
-	err = pthread_create(&u->thread, NULL, watcher_main, u);
+	err = gpuar_thread_start(&u->thread, watcher_main, u);
 	if (err)
 		return -err;
 	u->watcher = true;

@@ -107,7 +107,7 @@ GPUAR_EXPORT int gpuar_soft_producer_new(struct gpuar_soft_producer **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->changed, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = pthread_create(&p->thread, NULL, producer_main, p);
+	ret = gpuar_thread_start(&p->thread, producer_main, p);
 	if (ret) {
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);

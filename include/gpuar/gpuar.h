@@ -23,7 +23,26 @@
  * threads at once (it has its own lock); waiters are safe for concurrent
  * gpuar_wait() calls; an executor belongs to the thread that runs it.
  *
- * Times are CLOCK_MONOTONIC nanoseconds unless said otherwise.
+ * Times are CLOCK_MONOTONIC nanoseconds unless said otherwise. A timeout
+ * or deadline that is negative (int64_t) or UINT64_MAX (uint64_t) means
+ * forever; a sum past the clock's range saturates to forever.
+ *
+ * Threads the library starts (a GPUAR_PORT_WATCHER port's, a soft
+ * producer's) block every signal, so process signals go to the caller's
+ * threads. Nothing in the library is async-signal-safe. A blocking
+ * gpuar_reap() returns -EINTR when a signal interrupts it.
+ *
+ * Fork. Every fd the library makes is close-on-exec (a child that execs
+ * holds none; see GPUAR_PORT_INHERIT). A child that does not exec shares
+ * the parent's open files, so the library keeps it away from them: in
+ * the child, every call on a port or io_uring host opened before the
+ * fork fails with -EPERM and changes nothing, line
+ * pages are not mapped at all (MADV_DONTFORK: the device keeps writing
+ * the parent's page), and gpuar_port_close() only frees the child's
+ * copies of the port's memory and fds: the parent's waits, records,
+ * lines and watcher thread are untouched whatever the child does. A
+ * child opens its own ports. (The CUDA and HIP drivers are not usable
+ * in a forked child either.)
  */
 #ifndef GPUAR_GPUAR_H
 #define GPUAR_GPUAR_H

@@ -18,6 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+#include <signal.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,6 +214,111 @@ START_TEST(exec_child_gets_no_gpuar_fd)
 		ck_assert_msg(strncmp(fds, want, strlen(want)) == 0 &&
 			      !strchr(fds, '\n')[1], "inherited: %s", fds);
 	}
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * A forked child that does not exec: every call on the parent's port is
+ * refused, its line pages are not mapped, and its close leaves the
+ * parent's wait (and watcher thread, _i == 1) working.
+ */
+START_TEST(forked_child_is_refused_and_parent_unharmed)
+{
+	struct gpuar_port_options o = {
+		.flags = _i ? GPUAR_PORT_WATCHER : 0,
+	};
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_line *l, *l2;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 9, "flag:park_us=100,backstop_us=1000000");
+	submit1(p, &w);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		unsigned char vec;
+		int bad = 0;
+
+		bad |= gpuar_reap(p, &rec, 1, 0) != -EPERM;
+		bad |= (gpuar_cancel(p, 9) != -EPERM) << 1;
+		bad |= (gpuar_submit_word_waits(p, &w, 1, NULL) != -EPERM) << 2;
+		bad |= (gpuar_line_alloc(p, &l2) != -EPERM) << 3;
+		bad |= (gpuar_line_free(p, l) != -EPERM) << 4;
+		bad |= (gpuar_port_process(p) != -EPERM) << 5;
+		/* Not mapped: mincore says ENOMEM for an unmapped range. */
+		bad |= (mincore(gpuar_line_words(l), page, &vec) != -1 ||
+			errno != ENOMEM) << 6;
+		gpuar_port_close(p);
+		_exit(bad);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status %#x", status);
+	__atomic_store_n(&gpuar_line_words(l)[0], 1, __ATOMIC_RELEASE);
+	rec = reap1(p, 2000 * MS);
+	ck_assert_uint_eq(rec.user_data, 9);
+	ck_assert_uint_ne(rec.outcome, GPUAR_OUTCOME_TIMEOUT);
+	ck_assert_uint_ne(rec.outcome, GPUAR_OUTCOME_CANCELLED);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/* How many threads but the caller's block SIGINT and SIGTERM, of *@others. */
+static int threads_blocking_signals(int *others)
+{
+	char path[300], line[256];
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+	int blocking = 0;
+
+	ck_assert_ptr_nonnull(dir);
+	*others = 0;
+	while ((d = readdir(dir))) {
+		unsigned long long blk = 0;
+		FILE *f;
+
+		if (d->d_name[0] == '.' || atoi(d->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			sscanf(line, "SigBlk: %llx", &blk);
+		fclose(f);
+		(*others)++;
+		if ((blk & (1ULL << (SIGINT - 1))) &&
+		    (blk & (1ULL << (SIGTERM - 1))))
+			blocking++;
+	}
+	closedir(dir);
+	return blocking;
+}
+
+/* The library's threads take no process signal, whatever the caller's mask. */
+START_TEST(library_threads_block_signals)
+{
+	struct gpuar_port_options o = { .flags = GPUAR_PORT_WATCHER };
+	struct gpuar_soft_producer *prod;
+	struct gpuar_port *p;
+	sigset_t none;
+	int others;
+
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	p = open_opts(&o);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(threads_blocking_signals(&others), others);
+	ck_assert_int_ge(others, 1);
+	gpuar_soft_producer_free(prod);
 	gpuar_port_close(p);
 }
 END_TEST
@@ -1054,6 +1164,8 @@ int main(void)
 	tcase_add_test(open, open_accepts_options_at_their_bounds);
 	tcase_add_test(open, open_refuses_inherit_with_cloexec);
 	tcase_add_loop_test(open, exec_child_gets_no_gpuar_fd, 0, 2);
+	tcase_add_loop_test(open, forked_child_is_refused_and_parent_unharmed, 0, 2);
+	tcase_add_test(open, library_threads_block_signals);
 	suite_add_tcase(s, open);
 	tcase_set_timeout(t, 30);
 	tcase_add_test(t, lines_are_zeroed_pages_with_distinct_ids);
