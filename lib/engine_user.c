@@ -27,22 +27,14 @@ static void word_end(struct uport *u, struct uwait *w, u64 value)
 		w->pt->outcomes[rec.outcome]++;
 	w->line->pending--;
 	uport_enqueue(u, &rec);
-	w->kind = UW_ENDED;
-}
-
-/* Drop the ended waits from the pending array, keeping submission order. */
-static void compact(struct uport *u)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < u->npend; i++)
-		if (u->pend[i].kind != UW_ENDED)
-			u->pend[n++] = u->pend[i];
-	u->npend = n;
+	uport_wait_release(u, w);
 }
 
 /*
- * Run the engine: check every fence wait and every word wait that is due.
+ * Run the engine: end the fence waits whose fence signalled (those the
+ * epoll set reports ready) and check the word waits that are due, the
+ * earliest due first (UH_DUE), so the cost is theirs, not every pending
+ * wait's.
  * @woken: the caller may have been woken by the timer (a latency sample,
  * uport_drain_timer). @lazy_arm: arm the timer lazily (uport_arm_timer)
  * and leave an expiry for the next run to drain. The caller syncs the
@@ -51,25 +43,19 @@ static void compact(struct uport *u)
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
 {
 	u64 now = gpuar_now_ns();
-	bool removed = false;
-	u32 i;
+	struct uwait *w;
 
 	if (!lazy_arm)
 		uport_drain_timer(u, now, woken);
 	else if (u->armed_ns && now >= u->armed_ns)
 		u->expiry_left = true;
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
+	if (u->nfences)
+		uport_fence_harvest(u, now);
+	/* A check moves a wait past now (or ends it), so this ends. */
+	while ((w = uheap_top(&u->heap[UH_DUE], u)) && w->ws.next_ns <= now) {
 		u64 seen;
 		bool done;
 
-		if (w->kind == UW_FENCE) {
-			uport_fence_check(u, w, now);
-			removed |= w->kind == UW_ENDED;
-			continue;
-		}
-		if (w->ws.next_ns > now)
-			continue;
 		seen = gpuar_word_load(w->word);
 		done = gpuar_reached(seen, w->target);
 		w->seen = seen;
@@ -79,13 +65,11 @@ void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
 			w->reader_due = false;
 		}
 		if (gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
-				       done)) {
+				       done))
 			word_end(u, w, seen);
-			removed = true;
-		}
+		else
+			uport_wait_reindex(u, w);
 	}
-	if (removed)
-		compact(u);
 	uport_arm_timer(u, lazy_arm);
 }
 
@@ -137,10 +121,9 @@ static int validate_word(const struct uport *u,
 static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 			u64 now)
 {
-	struct uwait *w = &u->pend[u->npend];
+	struct uwait *w = uport_wait_alloc(u);
 	u64 seen;
 
-	memset(w, 0, sizeof(*w));
 	w->kind = UW_WORD;
 	w->user_data = in->user_data;
 	w->point = in->point;
@@ -149,7 +132,6 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	w->word = &w->line->words[in->slot];
 	w->target = in->target;
 	w->pt = gpuar_word_point(&u->tab, in->point, &in->plan);
-	w->fd = -1;
 	w->line->pending++;
 	seen = gpuar_word_load(w->word);
 	w->seen = seen;
@@ -162,7 +144,7 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	}
 	if (w->ws.phase == GPUAR_WORD_SLEEP)
 		u->st.sleeps++;
-	u->npend++;
+	uport_wait_reindex(u, w);
 }
 
 static int u_submit_word(struct gpuar_port *port,
@@ -230,10 +212,11 @@ static int u_cancel(struct gpuar_port *port, u64 user_data)
 	u32 i;
 
 	pthread_mutex_lock(&u->lock);
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
+	/* Over the whole slab: a cancel is rare, a run is not. */
+	for (i = 0; i < u->max_waits && u->npend; i++) {
+		struct uwait *w = &u->slab[i];
 
-		if (w->user_data != user_data)
+		if (w->kind == UW_FREE || w->user_data != user_data)
 			continue;
 		n++;
 		if (w->kind == UW_FENCE)
@@ -243,7 +226,6 @@ static int u_cancel(struct gpuar_port *port, u64 user_data)
 			word_cancel(u, w, now);
 	}
 	if (n) {
-		compact(u);
 		uport_arm_timer(u, false);
 		uport_sync_eventfd(u);
 	} else {
@@ -271,13 +253,12 @@ static int u_process(struct gpuar_port *port)
 static u64 u_next_check(struct gpuar_port *port)
 {
 	struct uport *u = uport_of(port);
-	u64 next = GPUAR_U64_MAX;
-	u32 i;
+	struct uwait *first;
+	u64 next;
 
 	pthread_mutex_lock(&u->lock);
-	for (i = 0; i < u->npend; i++)
-		if (u->pend[i].kind == UW_WORD && u->pend[i].ws.next_ns < next)
-			next = u->pend[i].ws.next_ns;
+	first = uheap_top(&u->heap[UH_DUE], u);
+	next = first ? first->ws.next_ns : GPUAR_U64_MAX;
 	pthread_mutex_unlock(&u->lock);
 	return next;
 }
@@ -339,9 +320,9 @@ static void u_free(struct uport *u, bool in_child)
 	if (in_child)
 		u->watcher = false;	/* the thread is the parent's */
 	uport_watcher_stop(u);
-	for (i = 0; u->pend && i < u->npend; i++)
-		if (u->pend[i].kind == UW_FENCE)
-			close(u->pend[i].fd);
+	for (i = 0; u->slab && i < u->max_waits; i++)
+		if (u->slab[i].kind == UW_FENCE)
+			close(u->slab[i].fd);
 	if (u->tfd >= 0)
 		close(u->tfd);
 	if (u->evfd >= 0)
@@ -351,7 +332,8 @@ static void u_free(struct uport *u, bool in_child)
 	for (i = 0; i < u->nlines; i++)
 		free(u->lines[i]);
 	free(u->lines);
-	free(u->pend);
+	free(u->slab);
+	free(u->heap_store);
 	free(u->q);
 	free(u->slots);
 	if (!in_child)
@@ -406,13 +388,16 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	u->epfd = u->evfd = u->tfd = u->stopfd = -1;
 	u_configure(u, opts);
 	cap = gpuar_est_table_cap(opts->max_points);
-	u->pend = calloc(u->max_waits, sizeof(*u->pend));
+	u->slab = calloc(u->max_waits, sizeof(*u->slab));
+	u->heap_store = calloc((size_t)UH_COUNT * u->max_waits,
+			       sizeof(*u->heap_store));
 	u->q = calloc(u->max_waits, sizeof(*u->q));
 	u->slots = calloc(cap, sizeof(*u->slots));
-	if (!u->pend || !u->q || !u->slots) {
+	if (!u->slab || !u->heap_store || !u->q || !u->slots) {
 		u_free(u, false);
 		return -ENOMEM;
 	}
+	uport_waits_init(u);
 	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
 	gpuar_wakelat_init(&u->wakelat);
 	/* Every fd close-on-exec; gpuar_port_open() makes the port fd follow opts. */
@@ -421,7 +406,8 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (u->epfd < 0 || u->evfd < 0 || u->tfd < 0)
 		goto sys;
-	ev.data.fd = u->tfd;
+	/* data.ptr NULL: not a fence (those carry their wait). */
+	ev.data.ptr = NULL;
 	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->tfd, &ev) < 0)
 		goto sys;
 	port->engine = GPUAR_ENGINE_USER;
@@ -435,7 +421,7 @@ int gpuar_port_user_open(struct gpuar_port *port,
 		port->fd = u->evfd;
 		return 0;
 	}
-	ev.data.fd = u->evfd;
+	ev.data.ptr = NULL;
 	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->evfd, &ev) < 0)
 		goto sys;
 	port->fd = u->epfd;

@@ -37,22 +37,16 @@
  */
 static bool hw_park(struct uport *u, u64 deadline)
 {
-	struct uwait *first = NULL;
+	struct uwait *first;
 	struct uline *line;
 	const uint64_t *word;
-	u64 until, bound, seen;
+	u64 until, bound, seen, seq;
 	bool waited;
-	u32 i;
 
 	if (!gpuar_hw_word_wait_kind())
 		return false;
 	pthread_mutex_lock(&u->lock);
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (w->kind == UW_WORD && (!first || w->ws.next_ns < first->ws.next_ns))
-			first = w;
-	}
+	first = uheap_top(&u->heap[UH_DUE], u);
 	if (!first || first->ws.phase != GPUAR_WORD_PARK ||
 	    first->ws.plan.park != GPUAR_PARK_FLAG) {
 		pthread_mutex_unlock(&u->lock);
@@ -61,6 +55,7 @@ static bool hw_park(struct uport *u, u64 deadline)
 	line = first->line;
 	line->pending++;
 	word = first->word;
+	seq = first->seq;
 	until = first->ws.next_ns < deadline ? first->ws.next_ns : deadline;
 	bound = first->ws.interval_ns;
 	seen = gpuar_word_load(word);
@@ -73,14 +68,19 @@ static bool hw_park(struct uport *u, u64 deadline)
 		pthread_mutex_unlock(&u->lock);
 		return false;
 	}
-	/* The word moved: check its waits now rather than at their next tick. */
-	if (gpuar_word_load(word) != seen) {
+	/*
+	 * The word moved: check the wait now rather than at its next tick
+	 * (if it is still the one parked on; other waits on the word keep
+	 * their own ticks, so this costs the same however many are pending).
+	 */
+	if (gpuar_word_load(word) != seen && first->seq == seq &&
+	    first->kind == UW_WORD) {
 		u64 now = gpuar_now_ns();
 
-		for (i = 0; i < u->npend; i++)
-			if (u->pend[i].kind == UW_WORD && u->pend[i].word == word &&
-			    u->pend[i].ws.next_ns > now)
-				u->pend[i].ws.next_ns = now;
+		if (first->ws.next_ns > now) {
+			first->ws.next_ns = now;
+			uport_wait_reindex(u, first);
+		}
 	}
 	pthread_mutex_unlock(&u->lock);
 	return true;
@@ -99,6 +99,8 @@ static inline void cpu_relax(void)
 }
 
 struct busy_target {
+	struct uwait *w;	/* the wait, while its seq is still this */
+	u64 seq;
 	struct uline *line;	/* held busy (pending) while we read */
 	const uint64_t *word;
 	u64 seen;
@@ -113,17 +115,15 @@ struct busy_target {
  */
 static bool busy_early_checks(struct uport *u, u64 now)
 {
+	struct uwait *w;
 	bool any = false;
-	u32 i;
 
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (!uwait_busy_candidate(w) || w->ws.phase != GPUAR_WORD_SLEEP ||
-		    uport_due_ns(w, u->wakelat_ns) > now)
-			continue;
-		w->reader_due = true;
+	uport_early_refresh(u, now);
+	while ((w = uheap_top(&u->heap[UH_EARLY], u)) &&
+	       w->key[UH_EARLY] <= now) {
+		w->reader_due = true;	/* leaves UH_EARLY */
 		w->ws.next_ns = now;
+		uport_wait_reindex(u, w);
 		any = true;
 	}
 	if (any)
@@ -139,51 +139,53 @@ static void take_min(u64 *a, u64 b)
 
 /*
  * The spin targets: parked flag waits that slept, the GPUAR_BUSY_WAITS
- * due first. *@until becomes the earliest time the engine must run for
- * something the spin does not watch (the spin ends there): another wait's
- * check or early wake, a target's backstop. A target's own park checks
- * are not among them: the spin sees its word continuously, and a check
- * between rounds would leave the word unwatched for a few us every
- * park_us. *@fences: fence waits are pending. Lock held.
+ * due first (UH_SPIN). *@until becomes the earliest time the engine must
+ * run for something the spin does not watch (the spin ends there):
+ * another wait's check (UH_DUE's first that is no target) or early wake
+ * (UH_EARLY's first), a candidate left out, a target's backstop. A
+ * target's own park checks are not among them: the spin sees its word
+ * continuously, and a check between rounds would leave the word
+ * unwatched for a few us every park_us. *@fences: fence waits are
+ * pending. Lock held; the cost is the heaps' first few entries.
  */
 static u32 busy_collect(struct uport *u, struct busy_target *t, u64 *until,
 			bool *fences)
 {
-	u64 dropped = GPUAR_U64_MAX;	/* next check of a candidate left out */
-	u32 i, j, n = 0;
+	u32 spin[GPUAR_BUSY_WAITS + 1], due[GPUAR_BUSY_WAITS + 1];
+	struct uwait *early;
+	u32 i, j, n, k;
 
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (w->kind == UW_FENCE)
-			*fences = true;
-		if (w->kind != UW_WORD)
-			continue;
-		if (!uwait_busy_candidate(w) || w->ws.phase != GPUAR_WORD_PARK) {
-			take_min(until, uport_due_ns(w, u->wakelat_ns));
-			continue;
+	*fences = u->nfences > 0;
+	n = uheap_first(&u->heap[UH_SPIN], u, spin, GPUAR_BUSY_WAITS + 1);
+	if (n > GPUAR_BUSY_WAITS) {
+		take_min(until, u->slab[spin[GPUAR_BUSY_WAITS]].ws.next_ns);
+		n = GPUAR_BUSY_WAITS;
+	}
+	/* The targets are among UH_DUE's first n + 1: skip them. */
+	k = uheap_first(&u->heap[UH_DUE], u, due, n + 1);
+	for (i = 0; i < k; i++) {
+		for (j = 0; j < n && spin[j] != due[i]; j++)
+			;
+		if (j == n) {
+			take_min(until, u->slab[due[i]].ws.next_ns);
+			break;
 		}
-		/* Insertion by next check; the last falls off when full. */
-		if (n == GPUAR_BUSY_WAITS)
-			take_min(&dropped, w->ws.next_ns < t[n - 1].next_ns ?
-				 t[n - 1].next_ns : w->ws.next_ns);
-		for (j = n; j > 0 && t[j - 1].next_ns > w->ws.next_ns; j--)
-			if (j < GPUAR_BUSY_WAITS)
-				t[j] = t[j - 1];
-		if (j >= GPUAR_BUSY_WAITS)
-			continue;
-		t[j] = (struct busy_target){
+	}
+	early = uheap_top(&u->heap[UH_EARLY], u);
+	if (early)
+		take_min(until, early->key[UH_EARLY]);
+	for (i = 0; i < n; i++) {
+		struct uwait *w = &u->slab[spin[i]];
+
+		t[i] = (struct busy_target){
+			.w = w,
+			.seq = w->seq,
 			.line = w->line,
 			.word = w->word,
 			.seen = w->seen,
 			.next_ns = w->ws.next_ns,
 			.backstop_ns = w->ws.backstop_at_ns,
 		};
-		if (n < GPUAR_BUSY_WAITS)
-			n++;
-	}
-	take_min(until, dropped);
-	for (i = 0; i < n; i++) {
 		take_min(until, t[i].backstop_ns);
 		t[i].line->pending++;
 	}
@@ -254,7 +256,7 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
 	struct busy_target t[GPUAR_BUSY_WAITS];
 	u64 now, until = deadline, start;
 	bool fences = false, early;
-	u32 i, j, n, changes;
+	u32 i, n, changes;
 
 	pthread_mutex_lock(&u->lock);
 	early = busy_early_checks(u, gpuar_now_ns());
@@ -281,18 +283,14 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
 		bool moved = gpuar_word_load(t[i].word) != t[i].seen;
 
 		t[i].line->pending--;
-		if (!moved)
+		/* The word moved: the target, if still parked, is checked now. */
+		if (!moved || t[i].w->seq != t[i].seq ||
+		    t[i].w->kind != UW_WORD ||
+		    t[i].w->ws.phase != GPUAR_WORD_PARK)
 			continue;
-		/* The word moved: its parked waits are checked now. */
-		for (j = 0; j < u->npend; j++) {
-			struct uwait *w = &u->pend[j];
-
-			if (w->kind == UW_WORD && w->word == t[i].word &&
-			    w->ws.phase == GPUAR_WORD_PARK) {
-				w->reader_due = true;
-				w->ws.next_ns = now;
-			}
-		}
+		t[i].w->reader_due = true;
+		t[i].w->ws.next_ns = now;
+		uport_wait_reindex(u, t[i].w);
 	}
 	uport_run_locked(u, false, true);
 	n = uport_pop(u, records, max);
