@@ -244,7 +244,11 @@ static int u_process(struct gpuar_port *port)
 	int n;
 
 	pthread_mutex_lock(&u->lock);
-	uport_process_locked(u, true);
+	/*
+	 * No wake-up sample: the caller's loop may run this long after the
+	 * timer fired (a busy loop), which is its lateness, not a wake-up's.
+	 */
+	uport_process_locked(u, false);
 	n = (int)u->qlen;
 	pthread_mutex_unlock(&u->lock);
 	return n;

@@ -116,7 +116,7 @@ int uport_submit_fence(struct gpuar_port *port,
 	ret = (int)count;
 	uport_note_change(u);
 	/* A fence already signalled completes now, as in the module. */
-	uport_process_locked(u, true);
+	uport_process_locked(u, false);
 out:
 	pthread_mutex_unlock(&u->lock);
 out_free:

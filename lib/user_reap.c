@@ -334,13 +334,16 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 	struct uport *u = uport_of(port);
 	u64 deadline = gpuar_deadline_in(timeout_ns);
 	u64 spun = 0;
-	bool last = false, woken = true;
+	bool last = false, woken = false;
 	int ret;
 	u32 n;
 
 	/*
-	 * @woken: this pass may follow a wake by the fd (the caller's loop,
-	 * or our own sleep), not a spin or park that ran up to the check.
+	 * @woken: this pass follows our own sleep on the fd, so how late it
+	 * runs after the timer is a wake-up latency sample. The first pass is
+	 * none: a caller that reaps late (a busy event loop, a non-blocking
+	 * reap) would count its own lateness, which would make blocked
+	 * reapers wake, and spin, earlier than they need.
 	 */
 	for (;;) {
 		pthread_mutex_lock(&u->lock);

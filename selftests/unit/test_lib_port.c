@@ -832,6 +832,38 @@ START_TEST(reap_without_deadline_waits_for_the_record)
 }
 END_TEST
 
+/*
+ * A reap or process that comes late (the caller's loop was busy) is not a
+ * wake-up latency sample: only the engine's own sleeps are.
+ */
+START_TEST(late_reap_is_no_wakeup_sample)
+{
+	struct gpuar_port *p = open_port();
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+
+	if (!user_engine(p)) {
+		gpuar_port_close(p);
+		return;		/* the module samples its own timer */
+	}
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, "poll");
+	submit1(p, &w);
+	for (int i = 0; i < 20; i++) {
+		usleep(2000);	/* the 50 us check is long overdue */
+		if (i % 2)
+			ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+		else
+			ck_assert_int_eq(gpuar_port_process(p), 0);
+	}
+	ck_assert_int_eq(gpuar_port_stats(p, &st), 0);
+	ck_assert_uint_eq(st.wakeup_latency_ns, 0);
+	gpuar_port_close(p);
+}
+END_TEST
+
 START_TEST(point_limit_gives_enospc)
 {
 	struct gpuar_port_options o = { .max_points = 1 };
@@ -1186,6 +1218,7 @@ int main(void)
 	tcase_add_test(t, batch_above_wait_limit_is_e2big);
 	tcase_add_loop_test(t, poll_wait_times_out_at_the_default_backstop, 0, 2);
 	tcase_add_loop_test(t, timed_reap_returns_at_its_deadline, 0, 2);
+	tcase_add_test(t, late_reap_is_no_wakeup_sample);
 	tcase_add_loop_test(t, reap_without_deadline_waits_for_the_record, 0, 2);
 	tcase_add_test(t, bad_fence_waits_are_refused);
 	tcase_add_test(t, cancel_pending_and_lost_races);
