@@ -203,7 +203,7 @@ struct uline *uport_line_find(const struct uport *u, u32 id);
 
 /* user_reap.c (no lock held) */
 int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
-	       u32 max, int64_t timeout_ns);
+	       u32 max, int64_t timeout_ns, int intr_fd);
 
 /* user_watcher.c */
 int uport_watcher_start(struct uport *u);

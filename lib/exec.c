@@ -55,6 +55,7 @@ GPUAR_EXPORT int gpuar_exec_new(struct gpuar_exec **out,
 	if (!ex)
 		return -ENOMEM;
 	ex->kind = o.kind;
+	ex->intr_fd = -1;
 	ex->park_bound_ns = o.park_bound_ns ? o.park_bound_ns :
 			    DEFAULT_PARK_BOUND_NS;
 	ex->clock = o.clock ? o.clock : gpuar_clock_monotonic();
@@ -269,6 +270,50 @@ static u32 wake_scan(struct gpuar_exec *ex)
 	return woken;
 }
 
+GPUAR_EXPORT void gpuar_exec_set_interrupt(struct gpuar_exec *ex,
+					   const struct gpuar_interrupt *intr)
+{
+	if (ex)
+		ex->intr_fd = gpuar_interrupt_fd_of(intr);
+}
+
+static bool interrupted(const struct gpuar_exec *ex)
+{
+	return ex->intr_fd >= 0 && gpuar_interrupt_fd_set(ex->intr_fd);
+}
+
+/* A clock that is not the monotonic one looks for the interrupt this often. */
+#define INTR_LOOK_NS 10000000ULL
+
+/*
+ * Sleep to @until on the executor's clock, or until the interrupt is set:
+ * the monotonic clock's sleep is a poll of the interrupt's fd; another
+ * clock's is cut into INTR_LOOK_NS steps.
+ */
+static void idle_sleep(struct gpuar_exec *ex, u64 until)
+{
+	const struct gpuar_clock *c = ex->clock;
+	u64 now;
+
+	if (ex->intr_fd < 0) {
+		c->ops->sleep_until(c->ctx, until);
+		return;
+	}
+	if (c == gpuar_clock_monotonic()) {
+		gpuar_fd_wait_readable(ex->intr_fd, until);
+		return;
+	}
+	now = now_of(ex);
+	if (until > now && until - now > INTR_LOOK_NS)
+		until = now + INTR_LOOK_NS;
+	c->ops->sleep_until(c->ctx, until);
+}
+
+static int interrupted_run(struct gpuar_error *diag)
+{
+	return gpuar_diag_sys(diag, "gpuar_exec_run (interrupted)", EINTR);
+}
+
 /*
  * Nothing is ready: sleep to the earliest deadline when only timers are
  * registered, else park on the earliest registered wait's source, bounded
@@ -298,7 +343,7 @@ static int idle(struct gpuar_exec *ex)
 	now = now_of(ex);
 	if (!park_on) {
 		ex->st.sleeps++;
-		c->ops->sleep_until(c->ctx, deadline);
+		idle_sleep(ex, deadline);
 	} else {
 		until = now + ex->park_bound_ns;
 		if (deadline < until)
@@ -336,6 +381,8 @@ static int run_reactor(struct gpuar_exec *ex, struct gpuar_error *diag)
 	int r;
 
 	while (live_tasks(ex)) {
+		if (interrupted(ex))
+			return interrupted_run(diag);
 		/* One pass over the tasks ready now (spawned ones included). */
 		n = ex->ntasks;
 		for (i = 0; i < n; i++) {
@@ -390,6 +437,8 @@ static int run_naive(struct gpuar_exec *ex, struct gpuar_error *diag)
 			while (!wake_scan(ex)) {
 				u64 now = now_of(ex), until = t->deadline;
 
+				if (interrupted(ex))
+					return interrupted_run(diag);
 				if (t->src) {
 					if (now + ex->park_bound_ns < until)
 						until = now + ex->park_bound_ns;
@@ -402,7 +451,7 @@ static int run_naive(struct gpuar_exec *ex, struct gpuar_error *diag)
 						return task_failed(r, diag);
 				} else {
 					ex->st.sleeps++;
-					c->ops->sleep_until(c->ctx, until);
+					idle_sleep(ex, until);
 				}
 				ex->st.idle_ns += now_of(ex) - now;
 			}

@@ -20,6 +20,7 @@ struct gpuar_exec {
 	struct io_uring ring;
 	struct gpuar_clock uring_clock;
 	bool uring_ready;
+	int intr_fd;		/* gpuar_exec_set_interrupt()'s eventfd, or -1 */
 };
 
 /* Set up ex->ring and make ex->clock the io_uring clock. */

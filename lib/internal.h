@@ -57,6 +57,16 @@ void gpuar_slack_restore(int old);
 int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
 
 /*
+ * The same, also ending with -EINTR as soon as @intr_fd (an interrupt's
+ * eventfd, see lib/interrupt.c; -1: none) is readable.
+ */
+int gpuar_fd_wait_interruptible(int fd, int intr_fd, u64 deadline_ns);
+
+/* An interrupt's fd, or -1 for NULL; is an interrupt fd set (readable)? */
+int gpuar_interrupt_fd_of(const struct gpuar_interrupt *intr);
+bool gpuar_interrupt_fd_set(int fd);
+
+/*
  * The deadline @timeout_ns from now: negative is forever (UINT64_MAX), and
  * a sum past the clock's range saturates to forever rather than wrap into
  * the past.

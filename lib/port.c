@@ -392,15 +392,27 @@ GPUAR_EXPORT int gpuar_cancel(struct gpuar_port *port, uint64_t user_data)
 	return port_forked(port) ? -EPERM : port->ops->cancel(port, user_data);
 }
 
-GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
-			    struct gpuar_record *records, uint32_t max,
-			    int64_t timeout_ns)
+GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
+					  struct gpuar_record *records,
+					  uint32_t max, int64_t timeout_ns,
+					  const struct gpuar_interrupt *intr)
 {
+	int intr_fd = gpuar_interrupt_fd_of(intr);
+
 	if (!port || !records || !max)
 		return -EINVAL;
 	if (port_forked(port))
 		return -EPERM;
-	return port->ops->reap(port, records, max, timeout_ns);
+	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
+		return -EINTR;
+	return port->ops->reap(port, records, max, timeout_ns, intr_fd);
+}
+
+GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
+			    struct gpuar_record *records, uint32_t max,
+			    int64_t timeout_ns)
+{
+	return gpuar_reap_interruptible(port, records, max, timeout_ns, NULL);
 }
 
 GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)

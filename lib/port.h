@@ -23,8 +23,9 @@ struct gpuar_engine_ops {
 			    const struct gpuar_fence_wait *waits, u32 count,
 			    u32 *error_index);
 	int (*cancel)(struct gpuar_port *port, u64 user_data);
+	/* @intr_fd: an interrupt's eventfd ending the wait (-EINTR), or -1 */
 	int (*reap)(struct gpuar_port *port, struct gpuar_record *records,
-		    u32 max, int64_t timeout_ns);
+		    u32 max, int64_t timeout_ns, int intr_fd);
 	int (*process)(struct gpuar_port *port);
 	u64 (*next_check)(struct gpuar_port *port);
 	int (*stats)(struct gpuar_port *port, struct gpuar_port_stats *stats);

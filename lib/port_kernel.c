@@ -113,7 +113,7 @@ static ssize_t read_nowait(int fd, void *buf, size_t len)
 }
 
 static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
-		  u32 max, int64_t timeout_ns)
+		  u32 max, int64_t timeout_ns, int intr_fd)
 {
 	u64 deadline = gpuar_deadline_in(timeout_ns);
 	ssize_t n;
@@ -125,7 +125,8 @@ static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 		 * another never blocks past its deadline in read().
 		 */
 		if (timeout_ns != 0) {
-			ret = gpuar_fd_wait_readable(port->fd, deadline);
+			ret = gpuar_fd_wait_interruptible(port->fd, intr_fd,
+							  deadline);
 			if (ret < 0)
 				return ret;
 			if (ret == 0)

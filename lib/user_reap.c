@@ -303,7 +303,7 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
  * spin budget left the reaper counts as a busy sleeper: the timer is
  * armed the wake-up latency before a flag wait's sleep ends (uport_due_ns).
  */
-static int reap_sleep(struct uport *u, u64 deadline, bool busy)
+static int reap_sleep(struct uport *u, u64 deadline, bool busy, int intr_fd)
 {
 	int ret;
 
@@ -313,7 +313,7 @@ static int reap_sleep(struct uport *u, u64 deadline, bool busy)
 		uport_arm_timer(u, false);
 		pthread_mutex_unlock(&u->lock);
 	}
-	ret = gpuar_fd_wait_readable(u->epfd, deadline);
+	ret = gpuar_fd_wait_interruptible(u->epfd, intr_fd, deadline);
 	if (busy) {
 		/*
 		 * The engine's next run re-arms the timer: a re-arm now would
@@ -329,7 +329,7 @@ static int reap_sleep(struct uport *u, u64 deadline, bool busy)
 }
 
 int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
-		  u32 max, int64_t timeout_ns)
+	       u32 max, int64_t timeout_ns, int intr_fd)
 {
 	struct uport *u = uport_of(port);
 	u64 deadline = gpuar_deadline_in(timeout_ns);
@@ -357,9 +357,13 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 			return -EAGAIN;
 		if (last)
 			return -ETIME;
+		/* A park or spin is short: an interrupt is seen between them. */
+		if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
+			return -EINTR;
 		if (u->watcher) {
 			/* The watcher runs the engine: wait for a record. */
-			ret = gpuar_fd_wait_readable(u->evfd, deadline);
+			ret = gpuar_fd_wait_interruptible(u->evfd, intr_fd,
+							  deadline);
 			if (ret < 0)
 				return ret;
 			last = ret == 0 || gpuar_now_ns() >= deadline;
@@ -379,7 +383,7 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 				continue;
 			}
 		}
-		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns);
+		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns, intr_fd);
 		if (ret < 0)
 			return ret;
 		/*

@@ -165,6 +165,17 @@ int gpuar_exec_spawn(struct gpuar_exec *exec, gpuar_task_fn fn, void *arg,
  */
 int gpuar_exec_run(struct gpuar_exec *exec, struct gpuar_error *diag);
 
+/*
+ * Make gpuar_exec_run() return -EINTR (GPUAR_E_SYSTEM in *diag, tasks
+ * kept for a next run) while @intr (<gpuar/gpuar.h>; NULL: none) is set:
+ * checked between steps, and an idle executor wakes for it (at once on
+ * the monotonic clock, whose sleeps poll its fd; within 10 ms on the
+ * io_uring clock; parks are bounded by park_bound_ns anyway). Keep @intr
+ * alive while set. Added in GPUAR_1.1.
+ */
+void gpuar_exec_set_interrupt(struct gpuar_exec *exec,
+			      const struct gpuar_interrupt *intr);
+
 void gpuar_exec_stats(const struct gpuar_exec *exec,
 		      struct gpuar_exec_stats *stats);
 

@@ -404,6 +404,40 @@ int gpuar_cancel(struct gpuar_port *port, uint64_t user_data);
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 	       uint32_t max, int64_t timeout_ns);
 
+/* -------------------------------------------------------- interrupts */
+
+/*
+ * An interrupt ends blocking waits on request: a binding's Ctrl-C, a
+ * shutdown. It is an eventfd: gpuar_interrupt_trigger() sets it (from
+ * any thread, or a signal handler: it is one write(2), async-signal-
+ * safe), and every wait given it returns -EINTR at once while it is set,
+ * or as soon as it is set while waiting, until gpuar_interrupt_reset().
+ * Its fd (gpuar_interrupt_fd(), close-on-exec, owned by the interrupt) is
+ * readable while it is set, for the caller's own event loop. Added in
+ * GPUAR_1.1. new: 0 or -ENOMEM, eventfd's errno; trigger: 0, -EINVAL.
+ * All thread-safe.
+ */
+struct gpuar_interrupt;
+
+int gpuar_interrupt_new(struct gpuar_interrupt **intr);
+void gpuar_interrupt_free(struct gpuar_interrupt *intr);
+int gpuar_interrupt_trigger(struct gpuar_interrupt *intr);
+void gpuar_interrupt_reset(struct gpuar_interrupt *intr);
+bool gpuar_interrupt_triggered(const struct gpuar_interrupt *intr);
+int gpuar_interrupt_fd(const struct gpuar_interrupt *intr);
+
+/*
+ * gpuar_reap() that also returns -EINTR while @intr (NULL: none) is set,
+ * on entry or while it waits (both engines: the wait polls the
+ * interrupt's fd beside the port's). A user-engine reaper's hardware
+ * park and busy-read spin are short (a check interval, busy_read_us) and
+ * the interrupt is seen between them. Added in GPUAR_1.1.
+ */
+int gpuar_reap_interruptible(struct gpuar_port *port,
+			     struct gpuar_record *records, uint32_t max,
+			     int64_t timeout_ns,
+			     const struct gpuar_interrupt *intr);
+
 /*
  * Port and per-point statistics (struct gpuar_port_stats and
  * struct gpuar_point_stats from <linux/gpuar.h>; set ->point before the

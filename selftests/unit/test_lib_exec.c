@@ -353,6 +353,60 @@ START_TEST(io_uring_executor_idles_on_timeouts)
 }
 END_TEST
 
+static int far_timer_step(struct gpuar_task *t, void *arg)
+{
+	(void)arg;
+	if (gpuar_task_woke(t) & GPUAR_WOKE_TIMER)
+		return GPUAR_TASK_DONE;
+	gpuar_task_await_timer(t, gpuar_now_ns() + 10000 * MS);
+	return GPUAR_TASK_PENDING;
+}
+
+static void *trigger_later(void *arg)
+{
+	usleep(30000);
+	gpuar_interrupt_trigger(arg);
+	return NULL;
+}
+
+/*
+ * An interrupt set from another thread ends an idle run with -EINTR (a
+ * binding's Ctrl-C), on each executor kind; the task stays for a next run.
+ */
+START_TEST(interrupt_ends_an_idle_run)
+{
+	static const enum gpuar_exec_kind kinds[] = {
+		GPUAR_EXEC_GPU_REACTOR, GPUAR_EXEC_NAIVE, GPUAR_EXEC_IO_URING,
+	};
+	struct gpuar_exec_options o = { .kind = kinds[_i] };
+	struct gpuar_interrupt *intr;
+	struct gpuar_error err;
+	struct gpuar_exec *ex;
+	pthread_t th;
+	uint64_t t0;
+
+	if (kinds[_i] == GPUAR_EXEC_IO_URING && !gpuar_caps_probe()->io_uring)
+		return;
+	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), 0);
+	gpuar_exec_set_interrupt(ex, intr);
+	gpuar_exec_spawn(ex, far_timer_step, NULL, NULL);
+	t0 = gpuar_now_ns();
+	pthread_create(&th, NULL, trigger_later, intr);
+	ck_assert_int_eq(gpuar_exec_run(ex, &err), -EINTR);
+	ck_assert_uint_lt(gpuar_now_ns() - t0, 1000 * MS);
+	ck_assert_uint_eq(err.sys_errno, EINTR);
+	pthread_join(th, NULL);
+	/* Still set: the next run returns at once; reset, it would wait. */
+	ck_assert(gpuar_interrupt_triggered(intr));
+	ck_assert_int_eq(gpuar_exec_run(ex, NULL), -EINTR);
+	gpuar_interrupt_reset(intr);
+	ck_assert(!gpuar_interrupt_triggered(intr));
+	gpuar_exec_free(ex);
+	gpuar_interrupt_free(intr);
+}
+END_TEST
+
 static int registrations_step(struct gpuar_task *t, void *arg)
 {
 	struct gpuar_exec *ex = arg;
@@ -575,6 +629,7 @@ int main(void)
 	tcase_add_test(r, source_error_reaches_the_task);
 	tcase_add_test(r, fd_wait_wakes_the_task);
 	tcase_add_test(r, io_uring_executor_idles_on_timeouts);
+	tcase_add_loop_test(r, interrupt_ends_an_idle_run, 0, 3);
 	tcase_add_test(r, bad_arguments_are_refused);
 	tcase_add_test(r, monotonic_sleep_restores_timer_slack);
 	suite_add_tcase(s, r);

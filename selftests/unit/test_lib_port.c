@@ -864,6 +864,49 @@ START_TEST(late_reap_is_no_wakeup_sample)
 }
 END_TEST
 
+static void *interrupt_later(void *arg)
+{
+	usleep(30000);
+	gpuar_interrupt_trigger(arg);
+	return NULL;
+}
+
+/*
+ * A reap without deadline ends with -EINTR once its interrupt is set
+ * from another thread (plain and watcher ports, both engines), and at
+ * once while it stays set.
+ */
+START_TEST(interrupt_ends_a_blocked_reap)
+{
+	struct gpuar_port_options o = {
+		.flags = _i ? GPUAR_PORT_WATCHER : 0,
+	};
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_interrupt *intr;
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	pthread_t th;
+	uint64_t t0;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, "flag:park_us=1000,backstop_us=1000000");
+	submit1(p, &w);
+	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
+	ck_assert_int_ge(gpuar_interrupt_fd(intr), 0);
+	t0 = gpuar_now_ns();
+	pthread_create(&th, NULL, interrupt_later, intr);
+	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
+	ck_assert_uint_lt(gpuar_now_ns() - t0, 500 * MS);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
+	gpuar_interrupt_reset(intr);
+	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, 0, intr), -EAGAIN);
+	gpuar_interrupt_free(intr);
+	gpuar_port_close(p);
+}
+END_TEST
+
 START_TEST(point_limit_gives_enospc)
 {
 	struct gpuar_port_options o = { .max_points = 1 };
@@ -1219,6 +1262,7 @@ int main(void)
 	tcase_add_loop_test(t, poll_wait_times_out_at_the_default_backstop, 0, 2);
 	tcase_add_loop_test(t, timed_reap_returns_at_its_deadline, 0, 2);
 	tcase_add_test(t, late_reap_is_no_wakeup_sample);
+	tcase_add_loop_test(t, interrupt_ends_a_blocked_reap, 0, 2);
 	tcase_add_loop_test(t, reap_without_deadline_waits_for_the_record, 0, 2);
 	tcase_add_test(t, bad_fence_waits_are_refused);
 	tcase_add_test(t, cancel_pending_and_lost_races);
