@@ -465,8 +465,12 @@ GPUAR_EXPORT int gpuar_exec_run(struct gpuar_exec *ex, struct gpuar_error *diag)
 	int r;
 
 	gpuar_diag_clear(diag);
-	if (!ex)
-		return -EINVAL;
+	if (!ex) {
+		const char *args[2] = { "exec", "must not be NULL" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL,
+				      args, 2);
+	}
 	r = ex->kind == GPUAR_EXEC_NAIVE ? run_naive(ex, diag) :
 	    run_reactor(ex, diag);
 	free_tasks(ex, true);

@@ -148,6 +148,13 @@ int gv_vendor_fail(struct gv_backend *b, struct gpuar_error *diag,
 
 void gv_diag_clear(struct gpuar_error *diag);
 
+/*
+ * An argument refused before any backend work: -EINVAL with
+ * GPUAR_E_INVALID_ARGUMENT naming @what, so *@diag never keeps a stale
+ * code from an earlier call.
+ */
+int gv_refuse(struct gpuar_error *diag, const char *what);
+
 int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 		  struct gpuar_vendor_line **line, struct gpuar_error *diag);
 int gv_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,

@@ -659,6 +659,24 @@ START_TEST(free_line_times_out_and_leaks)
 }
 END_TEST
 
+/* A refused argument sets the code: no stale one from an earlier call. */
+START_TEST(refused_arguments_set_the_code)
+{
+	struct gpuar_vendor_completion c;
+	struct gpuar_error d;
+
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->record(NULL, 0, NULL, NULL, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->wait_word(NULL, 0, NULL, 1, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->reap(NULL, vport, &c, 1, 0, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+}
+END_TEST
+
 /* UINT64_MAX is "no deadline": the free waits for the late store. */
 START_TEST(free_line_without_deadline_waits)
 {
@@ -862,6 +880,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, free_line_refused_while_awaits_unreaped);
 	tcase_add_test(tc, free_line_times_out_and_leaks);
 	tcase_add_test(tc, free_line_without_deadline_waits);
+	tcase_add_test(tc, refused_arguments_set_the_code);
 	tcase_add_test(tc, reverse_direction_cpu_store_releases_stream);
 	tcase_add_test(tc, free_line_after_its_streams);
 	tcase_add_test(tc, reverse_waits_bounded_by_fences);
