@@ -30,17 +30,21 @@
 /*
  * Park a blocked reaper on the word of the flag wait due first with the
  * hardware word wait (umwait/mwaitx/wfet/wfe), bounded by that wait's
- * next check and the reaper's deadline, so the store wakes it without a
- * timer. The line is held busy meanwhile so no other thread can free it.
- * False where the CPU has no word wait, cannot keep the bound, or no flag
- * wait is parked.
+ * next check, the reaper's deadline and what is left of the call's spin
+ * budget (@budget_ns; the time parked is added to *@spun_ns): a parked
+ * CPU stays in C0 and counts as busy, so the park is a spin by another
+ * name and busy_read_us bounds both; past it the reaper sleeps on the fd.
+ * The store wakes it without a timer. The line is held busy meanwhile so
+ * no other thread can free it. False where the CPU has no word wait,
+ * cannot keep the bound, or no flag wait is parked.
  */
-static bool hw_park(struct uport *u, u64 deadline)
+static bool hw_park(struct uport *u, u64 deadline, u64 budget_ns,
+		    u64 *spun_ns)
 {
 	struct uwait *first;
 	struct uline *line;
 	const uint64_t *word;
-	u64 until, bound, seen, seq;
+	u64 until, bound, seen, seq, start;
 	bool waited;
 
 	if (!gpuar_hw_word_wait_kind())
@@ -57,10 +61,14 @@ static bool hw_park(struct uport *u, u64 deadline)
 	word = first->word;
 	seq = first->seq;
 	until = first->ws.next_ns < deadline ? first->ws.next_ns : deadline;
+	start = gpuar_now_ns();
+	if (gpuar_add_sat(start, budget_ns) < until)
+		until = start + budget_ns;
 	bound = first->ws.interval_ns;
 	seen = gpuar_word_load(word);
 	pthread_mutex_unlock(&u->lock);
 	waited = gpuar_hw_word_wait(word, seen, until, bound) == 0;
+	*spun_ns += gpuar_now_ns() - start;
 	pthread_mutex_lock(&u->lock);
 	line->pending--;
 	if (!waited) {
@@ -369,7 +377,8 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 			last = ret == 0 || gpuar_now_ns() >= deadline;
 			continue;
 		}
-		if (hw_park(u, deadline)) {
+		if (spun < u->busy_budget_ns &&
+		    hw_park(u, deadline, u->busy_budget_ns - spun, &spun)) {
 			last = gpuar_now_ns() >= deadline;
 			continue;
 		}

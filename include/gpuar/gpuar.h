@@ -398,8 +398,9 @@ int gpuar_cancel(struct gpuar_port *port, uint64_t user_data);
  * the port's busy_read_us (struct gpuar_port_options) in all and then
  * sleeps until the next check. The checks the caller makes this way are
  * counted in gpuar_port_stats' busy_read_checks. A port with a watcher
- * thread, or on a CPU with a hardware word wait (then the caller parks in
- * that), does not spin.
+ * thread does not spin; on a CPU with a hardware word wait (umwait,
+ * mwaitx) the caller parks in that instead, within the same busy_read_us
+ * budget (a parked CPU stays busy to the OS), and then sleeps on the fd.
  */
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 	       uint32_t max, int64_t timeout_ns);

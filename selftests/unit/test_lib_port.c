@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <pthread.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FLAG "flag:park_us=100,backstop_us=1000"
@@ -907,6 +908,37 @@ START_TEST(interrupt_ends_a_blocked_reap)
 }
 END_TEST
 
+/*
+ * A blocked reaper spends at most its busy_read_us on the CPU, whether
+ * it spins or parks in the CPU's hardware word wait (umwait, mwaitx: the
+ * CPU stays in C0, busy to the OS); then it sleeps on the fd. (Where the
+ * CPU has no hardware word wait the reaper never parks so.)
+ */
+START_TEST(blocked_reap_stays_within_its_spin_budget)
+{
+	struct gpuar_port_options o = { .busy_read_us = 1000 };
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	struct timespec t0, t1;
+	uint64_t cpu;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, "flag:park_us=10000,backstop_us=1000000");
+	submit1(p, &w);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 100 * MS), -ETIME);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	cpu = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+	      (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	/* 1 ms of budget, ten wake-ups for the 10 ms checks, slack for a VM. */
+	ck_assert_msg(cpu < 30 * MS, "%llu us of CPU in a 100 ms reap",
+		      (unsigned long long)(cpu / 1000));
+	gpuar_port_close(p);
+}
+END_TEST
+
 START_TEST(point_limit_gives_enospc)
 {
 	struct gpuar_port_options o = { .max_points = 1 };
@@ -1262,6 +1294,7 @@ int main(void)
 	tcase_add_loop_test(t, poll_wait_times_out_at_the_default_backstop, 0, 2);
 	tcase_add_loop_test(t, timed_reap_returns_at_its_deadline, 0, 2);
 	tcase_add_test(t, late_reap_is_no_wakeup_sample);
+	tcase_add_test(t, blocked_reap_stays_within_its_spin_budget);
 	tcase_add_loop_test(t, interrupt_ends_a_blocked_reap, 0, 2);
 	tcase_add_loop_test(t, reap_without_deadline_waits_for_the_record, 0, 2);
 	tcase_add_test(t, bad_fence_waits_are_refused);
