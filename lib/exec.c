@@ -303,6 +303,9 @@ static void idle_sleep(struct gpuar_exec *ex, u64 until)
 		gpuar_fd_wait_readable(ex->intr_fd, until);
 		return;
 	}
+	if (ex->uring_ready &&
+	    gpuar_uring_park(ex, &ex->intr_fd, 1, until) == 0)
+		return;
 	now = now_of(ex);
 	if (until > now && until - now > INTR_LOOK_NS)
 		until = now + INTR_LOOK_NS;
@@ -312,6 +315,46 @@ static void idle_sleep(struct gpuar_exec *ex, u64 until)
 static int interrupted_run(struct gpuar_error *diag)
 {
 	return gpuar_diag_sys(diag, "gpuar_exec_run (interrupted)", EINTR);
+}
+
+/*
+ * The io-uring kind parks through its ring: one submit-and-wait on every
+ * fd its tasks wait on and the interrupt's, to the earliest @deadline;
+ * bounded by the park bound only when some task waits on a word, which
+ * only a check sees. False when it could not (too many fds, a refused
+ * op: counted), and the caller parks as the other kinds do.
+ */
+static bool park_through_ring(struct gpuar_exec *ex, u64 now, u64 deadline)
+{
+	int fds[GPUAR_URING_PARK_FDS];
+	bool words = false;
+	u64 until = deadline;
+	u32 i, n = 0;
+
+	if (!ex->uring_ready)
+		return false;
+	for (i = 0; i < ex->ntasks; i++) {
+		const struct gpuar_src *src = ex->tasks[i]->src;
+
+		if (ex->tasks[i]->done || !src)
+			continue;
+		if (!src->ops->fd) {
+			words = true;
+			continue;
+		}
+		if (n == GPUAR_URING_PARK_FDS - 1)
+			return false;
+		fds[n++] = src->ops->fd(src->ctx);
+	}
+	if (ex->intr_fd >= 0)
+		fds[n++] = ex->intr_fd;
+	if (words && now + ex->park_bound_ns < until)
+		until = now + ex->park_bound_ns;
+	if (gpuar_uring_park(ex, fds, n, until) < 0) {
+		ex->st.uring_fallbacks++;
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -344,6 +387,8 @@ static int idle(struct gpuar_exec *ex)
 	if (!park_on) {
 		ex->st.sleeps++;
 		idle_sleep(ex, deadline);
+	} else if (park_through_ring(ex, now, deadline)) {
+		ex->st.parks++;
 	} else {
 		until = now + ex->park_bound_ns;
 		if (deadline < until)
