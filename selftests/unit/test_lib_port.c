@@ -191,6 +191,8 @@ static int report_fds(void)
 		if (strstr(target, "anon_inode"))
 			printf("%d %s\n", fd, target);
 	}
+	/* Before any exit handler (a sanitizer's) can end the process. */
+	fflush(stdout);
 	return 0;
 }
 
