@@ -282,34 +282,16 @@ static bool interrupted(const struct gpuar_exec *ex)
 	return ex->intr_fd >= 0 && gpuar_interrupt_fd_set(ex->intr_fd);
 }
 
-/* A clock that is not the monotonic one looks for the interrupt this often. */
-#define INTR_LOOK_NS 10000000ULL
-
 /*
- * Sleep to @until on the executor's clock, or until the interrupt is set:
- * the monotonic clock's sleep is a poll of the interrupt's fd; another
- * clock's is cut into INTR_LOOK_NS steps.
+ * Sleep to @until on the executor's clock, or until the interrupt is set
+ * (the io_uring clock's sleep is then a park through the ring on it).
  */
 static void idle_sleep(struct gpuar_exec *ex, u64 until)
 {
-	const struct gpuar_clock *c = ex->clock;
-	u64 now;
-
-	if (ex->intr_fd < 0) {
-		c->ops->sleep_until(c->ctx, until);
-		return;
-	}
-	if (c == gpuar_clock_monotonic()) {
-		gpuar_fd_wait_readable(ex->intr_fd, until);
-		return;
-	}
-	if (ex->uring_ready &&
+	if (ex->intr_fd >= 0 && ex->uring_ready &&
 	    gpuar_uring_park(ex, &ex->intr_fd, 1, until) == 0)
 		return;
-	now = now_of(ex);
-	if (until > now && until - now > INTR_LOOK_NS)
-		until = now + INTR_LOOK_NS;
-	c->ops->sleep_until(c->ctx, until);
+	gpuar_sleep_interruptible(ex->clock, until, ex->intr_fd);
 }
 
 static int interrupted_run(struct gpuar_error *diag)

@@ -67,6 +67,14 @@ int gpuar_interrupt_fd_of(const struct gpuar_interrupt *intr);
 bool gpuar_interrupt_fd_set(int fd);
 
 /*
+ * Sleep on @c to @until, or until @intr_fd (-1: none) is set: on the
+ * monotonic clock a poll of the fd; on another clock in 10 ms steps (the
+ * caller looks again between them).
+ */
+void gpuar_sleep_interruptible(const struct gpuar_clock *c, u64 until,
+			       int intr_fd);
+
+/*
  * The deadline @timeout_ns from now: negative is forever (UINT64_MAX), and
  * a sum past the clock's range saturates to forever rather than wrap into
  * the past.

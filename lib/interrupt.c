@@ -81,6 +81,28 @@ int gpuar_interrupt_fd_of(const struct gpuar_interrupt *in)
 	return in ? in->fd : -1;
 }
 
+/* A clock that is not the monotonic one looks for the interrupt this often. */
+#define INTR_LOOK_NS 10000000ULL
+
+void gpuar_sleep_interruptible(const struct gpuar_clock *c, u64 until,
+			       int intr_fd)
+{
+	u64 now;
+
+	if (intr_fd < 0) {
+		c->ops->sleep_until(c->ctx, until);
+		return;
+	}
+	if (c == gpuar_clock_monotonic()) {
+		gpuar_fd_wait_readable(intr_fd, until);
+		return;
+	}
+	now = c->ops->now(c->ctx);
+	if (until > now && until - now > INTR_LOOK_NS)
+		until = now + INTR_LOOK_NS;
+	c->ops->sleep_until(c->ctx, until);
+}
+
 bool gpuar_interrupt_fd_set(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };

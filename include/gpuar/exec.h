@@ -169,6 +169,8 @@ int gpuar_exec_spawn(struct gpuar_exec *exec, gpuar_task_fn fn, void *arg,
  */
 int gpuar_exec_run(struct gpuar_exec *exec, struct gpuar_error *diag);
 
+struct gpuar_interrupt;	/* <gpuar/gpuar.h> */
+
 /*
  * Make gpuar_exec_run() return -EINTR (GPUAR_E_SYSTEM in *diag, tasks
  * kept for a next run) while @intr (<gpuar/gpuar.h>; NULL: none) is set:
