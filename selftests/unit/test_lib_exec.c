@@ -5,6 +5,8 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "unit_interrupt.h"
+
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -362,13 +364,6 @@ static int far_timer_step(struct gpuar_task *t, void *arg)
 	return GPUAR_TASK_PENDING;
 }
 
-static void *trigger_later(void *arg)
-{
-	usleep(30000);
-	gpuar_interrupt_trigger(arg);
-	return NULL;
-}
-
 /*
  * An interrupt set from another thread ends an idle run with -EINTR (a
  * binding's Ctrl-C), on each executor kind; the task stays for a next run.
@@ -392,7 +387,7 @@ START_TEST(interrupt_ends_an_idle_run)
 	gpuar_exec_set_interrupt(ex, intr);
 	gpuar_exec_spawn(ex, far_timer_step, NULL, NULL);
 	t0 = gpuar_now_ns();
-	pthread_create(&th, NULL, trigger_later, intr);
+	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
 	ck_assert_int_eq(gpuar_exec_run(ex, &err), -EINTR);
 	ck_assert_uint_lt(gpuar_now_ns() - t0, 1000 * MS);
 	ck_assert_uint_eq(err.sys_errno, EINTR);

@@ -8,6 +8,7 @@
 
 #include "engine_fixture.h"
 #include "unit_tap.h"
+#include "unit_interrupt.h"
 
 #include <check.h>
 #include <errno.h>
@@ -867,13 +868,6 @@ START_TEST(late_reap_is_no_wakeup_sample)
 }
 END_TEST
 
-static void *interrupt_later(void *arg)
-{
-	usleep(30000);
-	gpuar_interrupt_trigger(arg);
-	return NULL;
-}
-
 /*
  * A reap without deadline ends with -EINTR once its interrupt is set
  * from another thread (plain and watcher ports, both engines), and at
@@ -898,7 +892,7 @@ START_TEST(interrupt_ends_a_blocked_reap)
 	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
 	ck_assert_int_ge(gpuar_interrupt_fd(intr), 0);
 	t0 = gpuar_now_ns();
-	pthread_create(&th, NULL, interrupt_later, intr);
+	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
 	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
 	ck_assert_uint_lt(gpuar_now_ns() - t0, 500 * MS);
 	pthread_join(th, NULL);

@@ -5,6 +5,8 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "unit_interrupt.h"
+
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -302,13 +304,6 @@ START_TEST(bad_plans_and_arguments_are_refused)
 }
 END_TEST
 
-static void *interrupt_in_30ms(void *arg)
-{
-	usleep(30000);
-	gpuar_interrupt_trigger(arg);
-	return NULL;
-}
-
 /*
  * A wait whose work never completes (the driver has no timeout: its
  * backstop is a status query) ends with -EINTR once the waiter's
@@ -332,7 +327,7 @@ START_TEST(interrupt_ends_a_wait)
 	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
 	gpuar_waiter_set_interrupt(w, intr);
 	t0 = gpuar_now_ns();
-	pthread_create(&th, NULL, interrupt_in_30ms, intr);
+	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
 	ck_assert_int_eq(gpuar_wait(w, gpuar_word_source_init(&src, &word, 1),
 				    &plan, 1, 1, &rec, &err), -EINTR);
 	ck_assert_uint_lt(gpuar_now_ns() - t0, 1000000000ULL);
