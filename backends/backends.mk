@@ -10,6 +10,7 @@
 
 BACKEND_SRCS := backends/vendor/vendor_error.c backends/vendor/vendor_line.c \
 	backends/vendor/vendor_await.c backends/vendor/vendor_source.c \
+	backends/vendor/vendor_capture.c \
 	backends/cuda/cuda_loader.c backends/cuda/cuda_backend.c \
 	backends/hip/hip_loader.c backends/hip/hip_backend.c
 BACKEND_HEADERS := backends/include/gpuar/cuda.h backends/include/gpuar/hip.h \
@@ -28,7 +29,10 @@ DOUBLES_DIR := $(BUILD)/doubles
 DOUBLE_CUDA := $(DOUBLES_DIR)/cuda/libcuda.so.1
 DOUBLE_HIP := $(DOUBLES_DIR)/hip/libamdhip64.so.6
 DOUBLE_HIP_NOWRITE := $(DOUBLES_DIR)/hip/libamdhip64-nowrite.so
-BACKEND_DOUBLES := $(DOUBLE_CUDA) $(DOUBLE_HIP) $(DOUBLE_HIP_NOWRITE)
+DOUBLE_HIP7 := $(DOUBLES_DIR)/hip/libamdhip64.so.7
+DOUBLE_HIP5 := $(DOUBLES_DIR)/hip/libamdhip64.so.5
+BACKEND_DOUBLES := $(DOUBLE_CUDA) $(DOUBLE_HIP) $(DOUBLE_HIP_NOWRITE) \
+	$(DOUBLE_HIP7) $(DOUBLE_HIP5)
 DOUBLE_CORE := selftests/doubles/common/fake_queue.c \
 	selftests/doubles/common/fake_memory.c
 DOUBLE_CORE_H := selftests/doubles/common/fake_queue.h \
@@ -50,6 +54,20 @@ $(DOUBLE_HIP_NOWRITE): selftests/doubles/hip/fake_hip.c $(DOUBLE_CORE) \
 	@mkdir -p $(dir $@)
 	$(CC) $(DOUBLE_FLAGS) -DFAKE_HIP_WITHOUT_WRITE_VALUE \
 		-Wl,-soname,libamdhip64.so.6 -o $@ $(filter %.c,$^) $(LDFLAGS_ALL)
+
+# ROCm 7's soname and version (HIP 7.1).
+$(DOUBLE_HIP7): selftests/doubles/hip/fake_hip.c $(DOUBLE_CORE) \
+		$(DOUBLE_CORE_H) backends/hip/hip_decls.h
+	@mkdir -p $(dir $@)
+	$(CC) $(DOUBLE_FLAGS) -DFAKE_HIP_VERSION=70151830 \
+		-Wl,-soname,libamdhip64.so.7 -o $@ $(filter %.c,$^) $(LDFLAGS_ALL)
+
+# HIP 5.2 (Debian bookworm): no hipStreamGetDevice, no hipStreamGetId.
+$(DOUBLE_HIP5): selftests/doubles/hip/fake_hip.c $(DOUBLE_CORE) \
+		$(DOUBLE_CORE_H) backends/hip/hip_decls.h
+	@mkdir -p $(dir $@)
+	$(CC) $(DOUBLE_FLAGS) -DFAKE_HIP_5 \
+		-Wl,-soname,libamdhip64.so.5 -o $@ $(filter %.c,$^) $(LDFLAGS_ALL)
 
 doubles: $(BACKEND_DOUBLES)
 .PHONY: doubles

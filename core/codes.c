@@ -40,6 +40,10 @@ static const struct gpuar_code_info registry[GPUAR_CODE_NEXT] = {
 	     "{0} failed: {1} (errno {2})", 3),
 	CODE(GPUAR_E_INVALID_ARGUMENT, GPUAR_SEV_ERROR, "invalid-argument",
 	     "invalid argument {0}: {1}", 2),
+	CODE(GPUAR_E_FEATURE_UNAVAILABLE, GPUAR_SEV_ERROR, "feature-unavailable",
+	     "{0} unavailable: {1} (strict mode, no fallback)", 2),
+	CODE(GPUAR_W_FEATURE_FALLBACK, GPUAR_SEV_WARNING, "feature-fallback",
+	     "{0} unavailable: {1}; going on without it", 2),
 };
 
 const struct gpuar_code_info *gpuar_code_info(u32 code)

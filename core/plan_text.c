@@ -98,23 +98,31 @@ static int expect(struct parser *p, const char *lit)
 	if (take(p, lit))
 		return 0;
 	refusal_begin(p, p->pos, &tb);
-	gpuar_textbuf_puts(&tb, "expected '");
+	gpuar_textbuf_puts(&tb, at_plan_end(p) ? "missing '" : "expected '");
 	gpuar_textbuf_puts(&tb, lit);
 	gpuar_textbuf_putc(&tb, '\'');
 	return refusal_end(&tb);
 }
 
-/* "<key>=" at the cursor, refused as "expected '<key>='". */
-static int expect_key(struct parser *p, const char *key)
+/*
+ * "<key>=" at the cursor, after @sep unless @sep is '\0'. Refused as
+ * "expected '<sep><key>='", or where the plan has ended, "missing
+ * '<sep><key>='": the refusal names the key that is not there.
+ */
+static int expect_key_after(struct parser *p, char sep, const char *key)
 {
 	struct gpuar_textbuf tb;
 	size_t start = p->pos;
 
-	if (take(p, key) && take(p, "="))
+	if (sep && cur(p) == sep)
+		p->pos++;
+	if ((!sep || p->pos > start) && take(p, key) && take(p, "="))
 		return 0;
 	p->pos = start;
 	refusal_begin(p, start, &tb);
-	gpuar_textbuf_puts(&tb, "expected '");
+	gpuar_textbuf_puts(&tb, at_plan_end(p) ? "missing '" : "expected '");
+	if (sep)
+		gpuar_textbuf_putc(&tb, sep);
 	gpuar_textbuf_puts(&tb, key);
 	gpuar_textbuf_puts(&tb, "='");
 	return refusal_end(&tb);
@@ -147,14 +155,18 @@ static int parse_number(struct parser *p, const char *what, u64 *out)
 	return 0;
 }
 
-/* "<key>=<n>" in microseconds, stored in nanoseconds, at most @max_ns. */
-static int parse_us(struct parser *p, const char *key, u64 max_ns, u64 *ns)
+/*
+ * "<sep><key>=<n>" in microseconds, stored in nanoseconds, at most
+ * @max_ns.
+ */
+static int parse_us(struct parser *p, char sep, const char *key, u64 max_ns,
+		    u64 *ns)
 {
 	struct gpuar_textbuf tb;
 	size_t at;
 	u64 us;
 
-	if (expect_key(p, key))
+	if (expect_key_after(p, sep, key))
 		return -1;
 	at = p->pos;
 	if (parse_number(p, key, &us))
@@ -183,7 +195,7 @@ static int parse_window(struct parser *p, u32 *window)
 	size_t at;
 	u64 n;
 
-	if (expect_key(p, "window"))
+	if (expect_key_after(p, ',', "window"))
 		return -1;
 	at = p->pos;
 	if (parse_number(p, "window", &n))
@@ -247,10 +259,8 @@ static int parse_park(struct parser *p, struct gpuar_plan *plan)
 				      "poll takes no parameters");
 		return 0;
 	}
-	if (expect(p, ":") ||
-	    parse_us(p, "park_us", GPUAR_PLAN_PARK_NS_MAX, &plan->park_ns) ||
-	    expect(p, ",") ||
-	    parse_us(p, "backstop_us", GPUAR_PLAN_BACKSTOP_NS_MAX,
+	if (parse_us(p, ':', "park_us", GPUAR_PLAN_PARK_NS_MAX, &plan->park_ns) ||
+	    parse_us(p, ',', "backstop_us", GPUAR_PLAN_BACKSTOP_NS_MAX,
 		     &plan->backstop_ns))
 		return -1;
 	return 0;
@@ -262,12 +272,9 @@ static int parse_predict(struct parser *p, struct gpuar_plan *plan)
 		return refuse(p, p->pos, "block takes no prediction");
 	p->pos++;	/* the '+' */
 	if (expect(p, "predict:") ||
-	    parse_us(p, "margin_us", GPUAR_U64_MAX, &plan->margin_ns) ||
-	    expect(p, ",") ||
-	    parse_us(p, "min_sleep_us", GPUAR_U64_MAX, &plan->min_sleep_ns) ||
-	    expect(p, ",") ||
-	    parse_us(p, "max_sleep_us", GPUAR_U64_MAX, &plan->max_sleep_ns) ||
-	    expect(p, ",") ||
+	    parse_us(p, '\0', "margin_us", GPUAR_U64_MAX, &plan->margin_ns) ||
+	    parse_us(p, ',', "min_sleep_us", GPUAR_U64_MAX, &plan->min_sleep_ns) ||
+	    parse_us(p, ',', "max_sleep_us", GPUAR_U64_MAX, &plan->max_sleep_ns) ||
 	    parse_window(p, &plan->window))
 		return -1;
 	plan->flags |= GPUAR_PLAN_PREDICT;

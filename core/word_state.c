@@ -8,6 +8,17 @@ static u64 min_u64(u64 a, u64 b)
 	return a < b ? a : b;
 }
 
+bool gpuar_word_entry_valid(const struct gpuar_word_wait *e, u64 now)
+{
+	if (e->flags || e->pad || e->slot >= GPUAR_LINE_SLOTS)
+		return false;
+	if (gpuar_plan_check(&e->plan) != GPUAR_PLAN_OK)
+		return false;
+	if (e->plan.park == GPUAR_PARK_BLOCK)
+		return false;
+	return e->start_ns <= now;
+}
+
 u64 gpuar_word_interval_ns(const struct gpuar_plan *plan,
 			   const struct gpuar_word_cfg *cfg)
 {

@@ -68,6 +68,16 @@ struct gpuar_word_state {
 	u8 outcome;		/* enum gpuar_outcome once DONE */
 };
 
+/*
+ * True when a word-wait entry is valid on its own, whatever its line:
+ * flags and pad zero, a slot of the line, a plan that passes the binary
+ * check and is not block (the vendor's blocking wait, which no port runs),
+ * and a start_ns not after @now. A port refuses an entry that fails this
+ * with EINVAL before it looks its line up (ENOENT), so an entry with both
+ * faults is EINVAL on either engine.
+ */
+bool gpuar_word_entry_valid(const struct gpuar_word_wait *e, u64 now);
+
 /* The interval between checks of a wait under @plan (floor applied). */
 u64 gpuar_word_interval_ns(const struct gpuar_plan *plan,
 			   const struct gpuar_word_cfg *cfg);

@@ -5,9 +5,9 @@
  * busy polling (SO_BUSY_POLL, net.core.busy_read) serves a blocked reader.
  *
  * The reader sleeps on an hrtimer (schedule_hrtimeout, no slack) until the
- * earliest early-wake time of the port's sleeping word waits (kept in
- * their own queue, port->busyq, by early wake; a wait submitted while a
- * reader sleeps with a later wake, or none, wakes it through busy_wq): the
+ * earliest early-wake time of the port's sleeping word waits (word_wait.c
+ * keeps them in its busy queue, by early wake, and wakes a reader through
+ * busy_wq when a wait submitted while it sleeps wakes earlier): the
  * estimator's sleep (which already stands the plan's margin before the
  * predicted completion) minus the port's measured wake-up latency. Woken by
  * that timer it records how late it runs (the wake-up latency sample) and
@@ -21,7 +21,7 @@
  * stopped there would hand them to the timer's next check (measured:
  * p50 90 us instead of a few us in the 6.1 TCG VM). While the reader
  * spins on a wait, the timer's checks of it wait until the spin's bound
- * and resume when the spin ends (gpuar_busy_defer_locked). A wait still
+ * and resume when the spin ends (gpuar_busy_defer). A wait still
  * ends only under the port lock, in gpuar_word_check_locked(), whichever
  * of timer or reader saw it first.
  *
@@ -34,12 +34,10 @@
 #include <linux/sched/signal.h>
 #include <linux/wait.h>
 
+#include "../core/defaults.h"
 #include "../core/line.h"
 #include "params.h"
 #include "port.h"
-
-/* Waits one round spins on. */
-#define GPUAR_BUSY_WAITS 8
 
 struct gpuar_busy_target {
 	struct gpuar_wait *w;
@@ -49,79 +47,20 @@ struct gpuar_busy_target {
 	bool live;
 };
 
-static bool gpuar_busy_less(struct rb_node *a, const struct rb_node *b)
-{
-	return rb_entry(a, struct gpuar_wait, bnode)->early_ns <
-	       rb_entry(b, struct gpuar_wait, bnode)->early_ns;
-}
-
 /*
- * A sleeping word wait with an early wake joins the busy queue. If a
- * reader is asleep in read() and would wake after this wait's early wake
- * (or sleeps with no wake at all), wake it so it sleeps until this one.
+ * While a reader spins on a wait it watches the word itself: the timer's
+ * checks at the wait's interval would only interrupt the spin on this CPU
+ * (the timer is per port, armed here) and race it, each an interrupt and
+ * two clock-event reprogrammings (about 20 us in a TCG guest, measured
+ * with the function tracer). So a spun wait's next timer check is
+ * deferred to the spin's bound (@from: the round's start plus its budget)
+ * plus its interval, and the wait is handed back (@from: now) when the
+ * spin stops or yields the CPU. A spinner preempted without yielding (a
+ * fully preemptible kernel) leaves its words to that bound: at most
+ * busy_read_us late.
+ *
+ * Defer (or hand back) every live target still pending.
  */
-void gpuar_busy_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
-{
-	rb_add_cached(&w->bnode, &port->busyq, gpuar_busy_less);
-	if (port->busy_sleepers && w->early_ns < port->busy_until) {
-		port->busy_until = w->early_ns;
-		wake_up(&port->busy_wq);
-	}
-}
-
-/*
- * A reader took the wait, or it ended: no reader wakes for it any more. A
- * wait the timer checked first stays queued, still pending, so a reader
- * that wakes a little after the timer still spins on it.
- */
-void gpuar_busy_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
-{
-	if (RB_EMPTY_NODE(&w->bnode))
-		return;
-	rb_erase_cached(&w->bnode, &port->busyq);
-	RB_CLEAR_NODE(&w->bnode);
-}
-
-/*
- * The wake-up latency to wake readers ahead by: the learned quantile,
- * which gpuar_busy_record_wakelat() keeps samples of under the module's
- * ceiling.
- */
-u64 gpuar_busy_wakelat_locked(struct gpuar_port *port)
-{
-	return gpuar_wakelat_quantile(&port->wakelat);
-}
-
-/* The earliest early wake among pending word waits not yet spun; 0: none. */
-static u64 gpuar_busy_next_locked(struct gpuar_port *port)
-{
-	struct rb_node *n = rb_first_cached(&port->busyq);
-
-	return n ? rb_entry(n, struct gpuar_wait, bnode)->early_ns : 0;
-}
-
-/*
- * Move @w's next timer check to @from plus its interval (its backstop at
- * the latest). While a reader spins on a wait it watches the word itself:
- * the timer's checks at the wait's interval would only interrupt the spin
- * on this CPU (the timer is per port, armed here) and race it, each an
- * interrupt and two clock-event reprogrammings (about 20 us in a TCG
- * guest, measured with the function tracer). So a spun wait's check waits
- * until the spin's bound (@from: the round's start plus its budget), and
- * the wait is handed back (@from: now) when the spin stops or yields the
- * CPU. A spinner preempted without yielding (a fully preemptible kernel)
- * leaves its words to that bound: at most busy_read_us late.
- */
-static void gpuar_busy_defer_locked(struct gpuar_port *port,
-				    struct gpuar_wait *w, u64 from)
-{
-	gpuar_word_unqueue_locked(port, w);
-	w->next_ns = min(from + w->interval_ns, w->backstop_ns);
-	gpuar_word_enqueue_locked(port, w);
-	gpuar_word_arm_locked(port, w->next_ns);
-}
-
-/* Defer (or hand back) every live target still pending, as above. */
 static void gpuar_busy_defer(struct gpuar_port *port,
 			     struct gpuar_busy_target *t, unsigned int n,
 			     u64 from)
@@ -131,7 +70,7 @@ static void gpuar_busy_defer(struct gpuar_port *port,
 	spin_lock_irq(&port->lock);
 	for (i = 0; i < n; i++)
 		if (t[i].live && t[i].w->state == GPUAR_WAIT_PENDING)
-			gpuar_busy_defer_locked(port, t[i].w, from);
+			gpuar_word_defer_locked(port, t[i].w, from);
 	spin_unlock_irq(&port->lock);
 }
 
@@ -140,7 +79,7 @@ static void gpuar_busy_defer(struct gpuar_port *port,
  * in its sleep, exact if the timer saw it pending before) and, still
  * pending, a reference for the spin. Each leaves the busy queue, and its
  * timer check moves past the spin (@spin_ns from now; see
- * gpuar_busy_defer_locked).
+ * gpuar_busy_defer).
  */
 static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 				       struct gpuar_busy_target *t,
@@ -148,23 +87,16 @@ static unsigned int gpuar_busy_collect(struct gpuar_port *port,
 {
 	u64 now = gpuar_now_ns();
 	unsigned int n = 0, taken;
-	struct rb_node *node;
 
 	spin_lock_irq(&port->lock);
 	for (taken = 0; taken < GPUAR_BUSY_WAITS; taken++) {
-		struct gpuar_wait *w;
+		struct gpuar_wait *w = gpuar_word_take_early_locked(port, now);
 
-		node = rb_first_cached(&port->busyq);
-		if (!node)
+		if (!w)
 			break;
-		w = rb_entry(node, struct gpuar_wait, bnode);
-		if (w->early_ns > now)
-			break;
-		w->spun = true;
 		if (gpuar_word_check_locked(port, w, now, true))
 			continue;
-		gpuar_busy_unqueue_locked(port, w);
-		gpuar_busy_defer_locked(port, w, now + spin_ns);
+		gpuar_word_defer_locked(port, w, now + spin_ns);
 		kref_get(&w->ref);
 		kref_get(&w->line->ref);
 		t[n].w = w;
@@ -217,7 +149,7 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 				live--;
 				continue;
 			}
-			if (!gpuar_reached(gpuar_word_load(t[i].word),
+			if (!gpuar_reached(gpuar_load_acquire(t[i].word),
 					   t[i].target))
 				continue;
 			gpuar_busy_complete(port, t[i].w);
@@ -276,6 +208,7 @@ static void gpuar_busy_record_wakelat(struct gpuar_port *port, u64 slept_at,
  * sleeper, in one hold of the port lock after it is on both wait queues:
  * a wait committed after that sees the sleeper and wakes busy_wq if its
  * early wake is sooner, one committed before is in the queue we read.
+ * word_wait.c draws that handshake above gpuar_word_early_less().
  */
 int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns)
 {
@@ -300,12 +233,9 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns)
 		spin_lock_irq(&port->lock);
 		now = gpuar_now_ns();
 		if (busy) {
-			wake_at = gpuar_busy_next_locked(port);
-			if (!wake_at || wake_at > now) {
-				port->busy_sleepers++;
-				port->busy_until = min(port->busy_until,
-						       wake_at ?: U64_MAX);
-			}
+			wake_at = gpuar_word_first_early_locked(port);
+			if (!wake_at || wake_at > now)
+				gpuar_word_sleeper_add_locked(port, wake_at);
 		}
 		spin_unlock_irq(&port->lock);
 
@@ -330,13 +260,8 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns)
 		}
 		if (busy) {
 			finish_wait(&port->busy_wq, &bwait);
-			/*
-			 * Other sleepers' wake times are not known: have
-			 * the next early wake rouse them to look again.
-			 */
 			spin_lock_irq(&port->lock);
-			port->busy_sleepers--;
-			port->busy_until = U64_MAX;
+			gpuar_word_sleeper_del_locked(port);
 			spin_unlock_irq(&port->lock);
 		}
 		finish_wait(&port->wq, &wait);

@@ -130,9 +130,6 @@ static void gpuar_fence_init_wait(struct gpuar_port *port,
 	w->state = GPUAR_WAIT_PENDING;
 	w->user_data = e->user_data;
 	w->start_ns = now;
-	w->submit_ns = now;
-	RB_CLEAR_NODE(&w->tnode);
-	RB_CLEAR_NODE(&w->bnode);
 	INIT_LIST_HEAD(&w->cb.node);
 }
 

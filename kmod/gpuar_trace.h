@@ -47,7 +47,7 @@ TRACE_EVENT(gpuar_check,
 			   __entry->word = word;
 			   __entry->target = w->target;
 			   __entry->since_ns = now - w->start_ns;
-			   __entry->checks = w->checks;),
+			   __entry->checks = w->ws.checks;),
 	    TP_printk("port=%p user_data=0x%llx word=%llu target=%llu since_ns=%llu checks=%u",
 		      __entry->port, __entry->user_data, __entry->word,
 		      __entry->target, __entry->since_ns, __entry->checks)

@@ -8,7 +8,8 @@
 #                         checkpatch --strict clean
 #   make check-dkms       `dkms build` of the DKMS tree against KDIR's
 #                         kernel, in a private DKMS tree
-#   make dkms-install     install the source under /usr/src and register it
+#   make dkms-install     install the source under /usr/src, register and
+#                         build it, load it now and at boot (modules-load.d)
 #   make dkms-uninstall
 #
 # The module is built from a staged copy of kmod/, core/ and the uapi header
@@ -95,17 +96,24 @@ dkms-install:
 	$(call dkms_tree,$(DKMS_SRC))
 	install -D -m 0644 kmod/60-gpuar.rules \
 		$(DESTDIR)/etc/udev/rules.d/60-gpuar.rules
+	install -D -m 0644 packaging/modules-load/gpuar.conf \
+		$(DESTDIR)/etc/modules-load.d/gpuar.conf
 	@if [ -z "$(DESTDIR)" ]; then \
 		if dkms status gpuar/$(VERSION) | grep -q .; then \
 			dkms remove gpuar/$(VERSION) --all; fi && \
 		dkms add gpuar/$(VERSION) && \
 		dkms build gpuar/$(VERSION) && \
 		dkms install gpuar/$(VERSION) && \
-		{ udevadm control --reload-rules 2>/dev/null || true; }; \
+		{ udevadm control --reload-rules 2>/dev/null || true; } && \
+		{ modprobe gpuar && echo "gpuar: module loaded (and at every boot:" \
+			"/etc/modules-load.d/gpuar.conf); /dev/gpuar belongs to group" \
+			"render: sudo usermod -aG render \$$USER, then log in again" || \
+		  echo "gpuar: modprobe gpuar failed: see the README's Troubleshooting"; }; \
 	fi
 
 dkms-uninstall:
 	@if [ -z "$(DESTDIR)" ] && dkms status gpuar/$(VERSION) | grep -q .; then \
 		dkms remove gpuar/$(VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
-	rm -f $(DESTDIR)/etc/udev/rules.d/60-gpuar.rules
+	rm -f $(DESTDIR)/etc/udev/rules.d/60-gpuar.rules \
+		$(DESTDIR)/etc/modules-load.d/gpuar.conf

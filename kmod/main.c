@@ -14,6 +14,11 @@
 #include "port.h"
 #include "uarg.h"
 
+/* The build's version (Kbuild passes the project's), else this one. */
+#ifndef GPUAR_MODULE_VERSION
+#define GPUAR_MODULE_VERSION "0.1.0"
+#endif
+
 static long gpuar_version_ioctl(void __user *uarg)
 {
 	struct gpuar_version v;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * Ports: creation, the file operations and teardown.
+ * Ports: creation, the file operations and teardown, and the list of
+ * every port (debugfs gpuar/ports).
  *
  * A port file is an anonymous inode made the way eventfd makes its files:
  * anon_inode_getfile(), FMODE_NOWAIT so io_uring may read it without a
@@ -10,28 +11,41 @@
  * port holds its creator's mm with mmgrab() rather than using current->mm.
  */
 #include <linux/anon_inodes.h>
+#include <linux/debugfs.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
+#include <linux/uio.h>
 
+#include "../core/defaults.h"
 #include "compat.h"
 #include "params.h"
 #include "port.h"
 #include "uarg.h"
 
-#define GPUAR_POINTS_MAX 4096
-
 /* Port ids: never reused while the module is loaded; the first is 1. */
 static atomic64_t gpuar_port_ids = ATOMIC64_INIT(0);
 
-u64 gpuar_now_ns(void)
+static LIST_HEAD(gpuar_ports);
+static DEFINE_MUTEX(gpuar_ports_lock);
+static struct dentry *gpuar_debugfs_dir;
+
+static void gpuar_port_list_add(struct gpuar_port *port)
 {
-	return ktime_get_ns();
+	mutex_lock(&gpuar_ports_lock);
+	list_add_tail(&port->global, &gpuar_ports);
+	mutex_unlock(&gpuar_ports_lock);
+}
+
+static void gpuar_port_list_del(struct gpuar_port *port)
+{
+	mutex_lock(&gpuar_ports_lock);
+	list_del_init(&port->global);
+	mutex_unlock(&gpuar_ports_lock);
 }
 
 static long gpuar_port_ioctl(struct file *file, unsigned int cmd,
@@ -66,63 +80,112 @@ static void gpuar_port_free(struct gpuar_port *port)
 	xa_destroy(&port->lines);
 	kvfree(port->points.slots);
 	mmdrop(port->mm);
-	gpuar_user_put(port->user);
+	gpuar_uid_limit_put(port->uid_limit);
 	mutex_destroy(&port->read_mutex);
 	mutex_destroy(&port->mutex);
 	kfree(port);
 }
 
 /*
+ * read(): blocks (interruptibly, with busy-read) until a record is queued,
+ * unless O_NONBLOCK or IOCB_NOWAIT, which never sleep or spin. read_mutex
+ * is never held while sleeping, so a blocked reader does not hold off a
+ * non-blocking one (io_uring).
+ *
+ * A non-blocking reader that finds read_mutex taken gets EAGAIN while
+ * records may be queued. An edge-triggered epoll waiter would then never
+ * hear of them, so a reader that leaves records behind raises the edge
+ * again:
+ *
+ *   reader A (blocking)                  reader B (nonblocking, EPOLLET)
+ *                                          epoll_wait: the EPOLLIN edge
+ *     lock read_mutex
+ *     move 8 of 10 records                 trylock read_mutex fails: EAGAIN
+ *     unlock read_mutex                    epoll_wait: waits for an edge
+ *     nqueued != 0: wake_up_poll  ------>  woken: reads the 2 left
+ *
+ * Without A's wake, B would sleep until the next completion, which may
+ * never come. The wake is spurious only when B had not raced A.
+ */
+static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct gpuar_port *port = iocb->ki_filp->private_data;
+	bool nowait = (iocb->ki_filp->f_flags & O_NONBLOCK) ||
+		      (iocb->ki_flags & IOCB_NOWAIT);
+	u64 spun_ns = 0;
+	ssize_t ret;
+
+	if (iov_iter_count(to) < sizeof(struct gpuar_record))
+		return -EINVAL;
+	for (;;) {
+		if (nowait) {
+			if (!mutex_trylock(&port->read_mutex))
+				return -EAGAIN;
+		} else if (mutex_lock_interruptible(&port->read_mutex)) {
+			return -ERESTARTSYS;
+		}
+		ret = gpuar_records_move(port, to);
+		mutex_unlock(&port->read_mutex);
+		if (ret > 0 && READ_ONCE(port->nqueued))
+			wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+		if (ret)
+			return ret;
+		if (nowait)
+			return -EAGAIN;
+		ret = gpuar_busy_read_wait(port, &spun_ns);
+		if (ret)
+			return ret;
+	}
+}
+
+static __poll_t gpuar_port_poll(struct file *file,
+				struct poll_table_struct *pt)
+{
+	struct gpuar_port *port = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &port->wq, pt);
+	spin_lock_irq(&port->lock);
+	if (port->nqueued)
+		mask = EPOLLIN | EPOLLRDNORM;
+	spin_unlock_irq(&port->lock);
+	return mask;
+}
+
+/*
  * Teardown. No ioctl or read can be running (the file is gone), but fence
- * callbacks (IRQ) and the port's timer can. Word waits are ended under the
- * lock; fence callbacks are removed outside it, one collected wait at a
- * time; only then is the timer cancelled (outside the lock: its callback
- * takes the lock) and everything freed.
+ * callbacks (IRQ) and the port's timer can. Every pending wait is ended
+ * (fence callbacks removed outside the lock); only then is the timer
+ * cancelled (outside the lock: its callback takes the lock) and
+ * everything freed.
  */
 static int gpuar_port_release(struct inode *inode, struct file *file)
 {
 	struct gpuar_port *port = file->private_data;
-	struct gpuar_wait *w, *tmp;
-	LIST_HEAD(fences);
-	LIST_HEAD(done);
 
-	gpuar_wait_end_pending(port, NULL, &fences);
-
-	list_for_each_entry_safe(w, tmp, &fences, cnode) {
-		gpuar_fence_wait_detach(w);
-		list_del(&w->cnode);
-		gpuar_wait_put(w);
-	}
-
+	gpuar_cancel_all(port);
 	hrtimer_cancel(&port->timer);
-
-	/* Nothing can touch the queue now (no lock needed, none taken). */
-	list_splice_init(&port->records, &done);
-	list_for_each_entry_safe(w, tmp, &done, node) {
-		list_del(&w->node);
-		gpuar_wait_put(w);
-		cond_resched();
-	}
+	gpuar_records_free(port);
 	WARN_ON_ONCE(!list_empty(&port->pending));
 	gpuar_port_free(port);
 	return 0;
 }
 
-const struct file_operations gpuar_port_fops = {
+static const struct file_operations gpuar_port_fops = {
 	.owner = THIS_MODULE,
 	.release = gpuar_port_release,
 	.read_iter = gpuar_port_read_iter,
 	.poll = gpuar_port_poll,
 	.unlocked_ioctl = gpuar_port_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.show_fdinfo = gpuar_port_show_fdinfo,
+	.show_fdinfo = gpuar_port_show_fdinfo,	/* stats.c */
 };
 
 static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 {
-	u32 limit = clamp_t(u32, READ_ONCE(gpuar_max_points), 1,
-			    GPUAR_POINTS_MAX);
-	u32 cap = roundup_pow_of_two(limit * 2);
+	u32 limit = clamp_t(u32, READ_ONCE(gpuar_max_points),
+			    GPUAR_MAX_POINTS_MIN, GPUAR_MAX_POINTS_MAX);
+	u32 cap = gpuar_est_table_cap(limit);
 	struct gpuar_est_entry *slots;
 	struct gpuar_port *port;
 
@@ -160,7 +223,7 @@ int gpuar_port_create(const void __user *uarg)
 {
 	struct gpuar_port_create pc;
 	struct gpuar_port *port;
-	struct gpuar_user *user;
+	struct gpuar_uid_limit *uid_limit;
 	struct file *file;
 	u32 usize;
 	int fd, ret;
@@ -175,16 +238,16 @@ int gpuar_port_create(const void __user *uarg)
 	if (!current->mm)
 		return -EINVAL;
 
-	user = gpuar_user_get();
-	if (IS_ERR(user))
-		return PTR_ERR(user);
+	uid_limit = gpuar_uid_limit_get();
+	if (IS_ERR(uid_limit))
+		return PTR_ERR(uid_limit);
 	/* 0 is version 1 forever: a caller that names none predates v2. */
 	port = gpuar_port_alloc(pc.record_version ?: GPUAR_RECORD_VERSION_1);
 	if (!port) {
-		gpuar_user_put(user);
+		gpuar_uid_limit_put(uid_limit);
 		return -ENOMEM;
 	}
-	port->user = user;
+	port->uid_limit = uid_limit;
 	mmgrab(current->mm);
 	port->mm = current->mm;
 
@@ -210,4 +273,33 @@ int gpuar_port_create(const void __user *uarg)
 err_free:
 	gpuar_port_free(port);
 	return ret;
+}
+
+/* debugfs gpuar/ports: every port, with its points. */
+static int gpuar_ports_show(struct seq_file *m, void *unused)
+{
+	struct gpuar_port *port;
+
+	mutex_lock(&gpuar_ports_lock);
+	list_for_each_entry(port, &gpuar_ports, global) {
+		seq_printf(m, "port %llu\n", port->id);
+		gpuar_port_show(m, port);
+		gpuar_port_show_points(m, port);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&gpuar_ports_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuar_ports);
+
+void gpuar_debugfs_init(void)
+{
+	gpuar_debugfs_dir = debugfs_create_dir("gpuar", NULL);
+	debugfs_create_file("ports", 0400, gpuar_debugfs_dir, NULL,
+			    &gpuar_ports_fops);
+}
+
+void gpuar_debugfs_exit(void)
+{
+	debugfs_remove_recursive(gpuar_debugfs_dir);
 }

@@ -10,6 +10,12 @@
  *   waits for a fence callback (dma_fence_remove_callback) or waits for the
  *   timer (hrtimer_cancel) ever runs under it: those collect under the lock,
  *   unlock, then act.
+ *   It is a lock of its own, not the readers' wait queue lock as eventfd
+ *   and timerfd use (waking with wake_up_locked_poll()): that would save
+ *   one lock round trip per completion, but the same checks and wake-ups
+ *   would still run under it with interrupts off, and every
+ *   prepare_to_wait() and poll_wait() would then wait out a whole timer
+ *   firing instead of one wake-up.
  *   port->mutex serialises the sleeping control path (line register and
  *   unregister, submissions, statistics of points): [M]. The estimator
  *   table's shape (which points exist) changes only under both.
@@ -21,9 +27,13 @@
  *   The port lives as long as its file: release() runs after the last fd
  *   and the last ioctl/read are gone, cancels and frees everything.
  *   A wait is owned by the port from commit to free. It sits on the pending
- *   list (and, word waits, in the timer queue) until completed under the
- *   lock, then on the record queue until a reader copies it out and frees
- *   it (process context, which is where its fence reference is dropped).
+ *   list (a word wait also in the timer queue, and while it sleeps on the
+ *   estimator in the busy queue) until it ends under the lock, then on the
+ *   record queue until a reader copies it out and frees it (process
+ *   context, which is where its fence reference is dropped). Each source
+ *   takes its wait off its own queues (gpuar_word_end_locked; a fence wait
+ *   has none) before the source-agnostic gpuar_wait_complete_locked()
+ *   queues the record.
  *   A line is referenced by the port's id table and by each pending word
  *   wait through line->waits; busy readers take a kref while they spin on
  *   its word, so its page stays pinned while anyone may read it.
@@ -41,11 +51,13 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <linux/gpuar.h>
 #include "../core/estimator.h"
+#include "../core/word_state.h"
 
 struct gpuar_port;
 
@@ -64,11 +76,6 @@ enum gpuar_wait_state {
 	GPUAR_WAIT_DONE,		/* on port->records */
 };
 
-enum gpuar_word_phase {
-	GPUAR_PHASE_SLEEP,		/* the estimator's sleep: next check is "late" */
-	GPUAR_PHASE_PARK,		/* checking every interval: done is "exact" */
-};
-
 struct gpuar_wait {
 	struct list_head node;		/* [L] port->pending or port->records */
 	struct list_head cnode;		/* a canceller's private list */
@@ -82,21 +89,14 @@ struct gpuar_wait {
 	struct gpuar_record rec;	/* filled when completed */
 
 	/* word waits */
-	struct rb_node tnode;		/* [L] port->timeq, by next_ns */
+	struct rb_node tnode;		/* [L] port->timeq, by ws.next_ns */
 	struct rb_node bnode;		/* [L] port->busyq, by early_ns */
 	struct gpuar_line *line;
 	struct gpuar_est_entry *pe;	/* the point's estimator entry */
-	struct gpuar_plan plan;
 	u32 slot;
 	u64 target;
-	u64 submit_ns;
-	u64 next_ns;			/* [L] next timer check */
-	u64 backstop_ns;		/* absolute: timeout after this */
-	u64 interval_ns;		/* between checks after the sleep */
 	u64 early_ns;			/* absolute: busy-read wake, 0 if none */
-	enum gpuar_word_phase phase;	/* [L] */
-	bool spun;			/* [L] a busy reader had its round */
-	u32 checks;			/* [L] */
+	struct gpuar_word_state ws;	/* [L] phase, next check, backstop */
 
 	/* fence waits */
 	struct dma_fence *fence;	/* reference held until the wait is freed */
@@ -119,7 +119,7 @@ struct gpuar_port {
 	wait_queue_head_t wq;		/* readers and pollers: a record arrived */
 
 	struct mm_struct *mm;		/* mmgrab()ed creator mm: binding, pinned_vm */
-	struct gpuar_user *user;	/* per-user port count */
+	struct gpuar_uid_limit *uid_limit; /* its owner's port count */
 	u32 record_version;
 
 	struct list_head pending;	/* [L] waits not yet completed */
@@ -127,16 +127,17 @@ struct gpuar_port {
 	u32 npending;			/* [L] */
 	u32 nqueued;			/* [L] */
 
-	struct rb_root_cached timeq;	/* [L] pending word waits by next_ns */
+	struct rb_root_cached timeq;	/* [L] pending word waits by next check */
 	struct hrtimer timer;		/* one per port; softirq */
 	u64 armed_ns;			/* [L] when the timer will fire, or U64_MAX */
 
 	/*
-	 * Busy-read: sleeping word waits with an early wake, by early_ns;
-	 * the readers blocked in read() that may busy-read, and the earliest
-	 * time one of them wakes by itself (U64_MAX: unknown, so any new
-	 * early wake wakes them). A commit with an earlier early wake wakes
-	 * busy_wq, never wq, so pollers see no spurious wake-ups.
+	 * Busy-read, kept by word_wait.c: sleeping word waits with an early
+	 * wake, by early_ns; the readers blocked in read() that may
+	 * busy-read, and the earliest time one of them wakes by itself
+	 * (U64_MAX: unknown, so any new early wake wakes them). A commit with
+	 * an earlier early wake wakes busy_wq, never wq, so pollers see no
+	 * spurious wake-ups.
 	 */
 	struct rb_root_cached busyq;	/* [L] */
 	wait_queue_head_t busy_wq;
@@ -155,33 +156,38 @@ struct gpuar_port {
 	pid_t creator;
 };
 
-/*
- * Load a slot of a pinned line. The device stores the sequence number
- * behind its work; the acquire orders that store before every later read
- * the waiter makes (the brief's acquire rule), READ_ONCE keeps the load
- * single and untorn.
- */
-static inline u64 gpuar_word_load(const u64 *word)
+/* The port's clock: CLOCK_MONOTONIC, as records and plans count time. */
+static inline u64 gpuar_now_ns(void)
 {
-	/* Acquire: pairs with the device's release-ordered store. */
-	return smp_load_acquire(word);
+	return ktime_get_ns();
 }
 
-/* port.c */
-extern const struct file_operations gpuar_port_fops;
-int gpuar_port_create(const void __user *uarg);
-u64 gpuar_now_ns(void);
+/*
+ * Prototypes by file, each file calling only those listed after it (and
+ * uarg.c, params.c): port.c creates ports and dispatches to the rest;
+ * cancel.c is the one caller of the word, fence and record ends;
+ * busy_read.c spins on word_wait.c's early waits; word_wait.c and
+ * fence_wait.c end their waits through record.c.
+ */
 
-/* record.c: completion and reading */
-void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
-				u8 outcome, s32 status, u64 complete_ns,
-				u64 value);
-void gpuar_wait_put(struct gpuar_wait *w);
-ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to);
-__poll_t gpuar_port_poll(struct file *file, struct poll_table_struct *pt);
+/* port.c: creation, file operations, teardown, the port list */
+int gpuar_port_create(const void __user *uarg);
+void gpuar_debugfs_init(void);
+void gpuar_debugfs_exit(void);
+
+/* cancel.c: cancel by user data; end everything at release */
 long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg);
-long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
-			    struct list_head *fences);
+void gpuar_cancel_all(struct gpuar_port *port);
+
+/* stats.c */
+long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg);
+long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg);
+void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file);
+void gpuar_port_show(struct seq_file *m, struct gpuar_port *port);
+void gpuar_port_show_points(struct seq_file *m, struct gpuar_port *port);
+
+/* busy_read.c: the blocked reader's spin */
+int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns);
 
 /* line.c */
 long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg);
@@ -190,44 +196,42 @@ long gpuar_line_unregister_ioctl(struct gpuar_port *port,
 void gpuar_line_put(struct gpuar_line *line);
 void gpuar_lines_release(struct gpuar_port *port);
 
-/* word_wait.c */
+/* word_wait.c: submit, timer and busy queues, checks, the word end */
 long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg);
 void gpuar_word_timer_init(struct gpuar_port *port);
-void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
-void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader);
-void gpuar_word_arm_locked(struct gpuar_port *port, u64 when);
-u64 gpuar_word_interval(const struct gpuar_plan *plan);
-int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
+void gpuar_word_defer_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 from);
+void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			   u8 outcome, s32 status, u64 complete_ns, u64 value);
+u64 gpuar_word_first_early_locked(struct gpuar_port *port);
+struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
+						u64 now);
+void gpuar_word_sleeper_add_locked(struct gpuar_port *port, u64 wake_at);
+void gpuar_word_sleeper_del_locked(struct gpuar_port *port);
 
 /* fence_wait.c */
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);
 bool gpuar_fence_wait_detach(struct gpuar_wait *w);
 
-/* busy_read.c */
-int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns);
-void gpuar_busy_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
-void gpuar_busy_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w);
-u64 gpuar_busy_wakelat_locked(struct gpuar_port *port);
+/* record.c: the wait object and the record queue */
+void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
+				u8 outcome, s32 status, u64 complete_ns,
+				u64 value);
+void gpuar_wait_put(struct gpuar_wait *w);
+ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
+void gpuar_records_free(struct gpuar_port *port);
 
-/* stats.c */
-long gpuar_port_stats_ioctl(struct gpuar_port *port, void __user *uarg);
-long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg);
-void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file);
-void gpuar_debugfs_init(void);
-void gpuar_debugfs_exit(void);
-void gpuar_port_list_add(struct gpuar_port *port);
-void gpuar_port_list_del(struct gpuar_port *port);
-
-/* uarg.c: size-prefixed ioctl arguments */
+/* uarg.c: size-prefixed ioctl arguments, batch headers */
 int gpuar_uarg_in(void *karg, size_t ksize, size_t minsize,
 		  const void __user *uarg, u32 *usize);
 int gpuar_uarg_out(const void *karg, size_t ksize, void __user *uarg,
 		   u32 usize);
+int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
 
-/* user.c: ports per user */
-struct gpuar_user *gpuar_user_get(void);
-void gpuar_user_put(struct gpuar_user *u);
+/* uid_limit.c: ports per user */
+struct gpuar_uid_limit *gpuar_uid_limit_get(void);
+void gpuar_uid_limit_put(struct gpuar_uid_limit *u);
 
 #endif /* GPUAR_KMOD_PORT_H */

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * Observability: the statistics ioctls, /proc/<pid>/fdinfo/<fd> of a port
- * (which works under kernel lockdown, unlike debugfs) and debugfs
- * gpuar/ports, a listing of every port and its points.
+ * (which works under kernel lockdown, unlike debugfs) and what debugfs
+ * gpuar/ports shows of each port and its points (port.c walks the ports).
  */
-#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -12,24 +11,6 @@
 #include "../core/outcome.h"
 #include "port.h"
 #include "uarg.h"
-
-static LIST_HEAD(gpuar_ports);
-static DEFINE_MUTEX(gpuar_ports_lock);
-static struct dentry *gpuar_debugfs_dir;
-
-void gpuar_port_list_add(struct gpuar_port *port)
-{
-	mutex_lock(&gpuar_ports_lock);
-	list_add_tail(&port->global, &gpuar_ports);
-	mutex_unlock(&gpuar_ports_lock);
-}
-
-void gpuar_port_list_del(struct gpuar_port *port)
-{
-	mutex_lock(&gpuar_ports_lock);
-	list_del_init(&port->global);
-	mutex_unlock(&gpuar_ports_lock);
-}
 
 static void gpuar_port_stats_fill(struct gpuar_port *port,
 				  struct gpuar_port_stats *st)
@@ -106,7 +87,7 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 	return gpuar_uarg_out(&ps, sizeof(ps), uarg, usize);
 }
 
-static void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
+void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
 {
 	struct gpuar_port_stats st = {};
 	int i;
@@ -139,10 +120,10 @@ void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file)
  * One line per point: key, samples, prediction, outcomes. Each slot is
  * read under the port spinlock alone (the table's memory lives as long as
  * the port, its shape changes under the lock too): never port->mutex,
- * which a control path may hold for long, while gpuar_ports_lock is held.
+ * which a control path may hold for long, while the port list's lock is
+ * held (debugfs walks every port).
  */
-static void gpuar_port_show_points(struct seq_file *m,
-				   struct gpuar_port *port)
+void gpuar_port_show_points(struct seq_file *m, struct gpuar_port *port)
 {
 	u32 i;
 
@@ -170,32 +151,4 @@ static void gpuar_port_show_points(struct seq_file *m,
 				   outcomes[k]);
 		seq_putc(m, '\n');
 	}
-}
-
-static int gpuar_ports_show(struct seq_file *m, void *unused)
-{
-	struct gpuar_port *port;
-
-	mutex_lock(&gpuar_ports_lock);
-	list_for_each_entry(port, &gpuar_ports, global) {
-		seq_printf(m, "port %llu\n", port->id);
-		gpuar_port_show(m, port);
-		gpuar_port_show_points(m, port);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&gpuar_ports_lock);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(gpuar_ports);
-
-void gpuar_debugfs_init(void)
-{
-	gpuar_debugfs_dir = debugfs_create_dir("gpuar", NULL);
-	debugfs_create_file("ports", 0400, gpuar_debugfs_dir, NULL,
-			    &gpuar_ports_fops);
-}
-
-void gpuar_debugfs_exit(void)
-{
-	debugfs_remove_recursive(gpuar_debugfs_dir);
 }

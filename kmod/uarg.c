@@ -3,12 +3,14 @@
  * Size-prefixed ioctl arguments. Every argument struct starts with a __u32
  * size that userspace sets to the sizeof() it was compiled with; the kernel
  * accepts older (smaller, down to the first ABI version) and newer (larger,
- * unknown tail zero) structs, as clone3() and openat2() do.
+ * unknown tail zero) structs, as clone3() and openat2() do. Submit
+ * batches add a header naming the entries' size and count.
  */
 #include <linux/errno.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
+#include "params.h"
 #include "port.h"
 
 int gpuar_uarg_in(void *karg, size_t ksize, size_t minsize,
@@ -36,5 +38,21 @@ int gpuar_uarg_out(const void *karg, size_t ksize, void __user *uarg,
 {
 	if (copy_to_user(uarg, karg, min_t(size_t, ksize, usize)))
 		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Validate a submit batch's header: flags and pad clear, each entry at
+ * least @min_entry bytes (the first ABI version's) and at most a page, at
+ * most max_waits entries.
+ */
+int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry)
+{
+	if (s->flags || s->pad)
+		return -EINVAL;
+	if (s->entry_size < min_entry || s->entry_size > PAGE_SIZE)
+		return -EINVAL;
+	if (s->count > READ_ONCE(gpuar_max_waits))
+		return -E2BIG;
 	return 0;
 }

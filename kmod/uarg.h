@@ -31,8 +31,4 @@ static_assert(sizeof(struct gpuar_word_wait) == GPUAR_WORD_WAIT_SIZE_VER1);
 static_assert(sizeof(struct gpuar_fence_wait) == GPUAR_FENCE_WAIT_SIZE_VER1);
 static_assert(GPUAR_OUTCOME_COUNT <= GPUAR_OUTCOME_SLOTS);
 
-#ifndef GPUAR_MODULE_VERSION
-#define GPUAR_MODULE_VERSION "0.1.0"
-#endif
-
 #endif /* GPUAR_KMOD_UARG_H */

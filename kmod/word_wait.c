@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * Word waits: the design's wait driver with the kernel as the waiter.
+ * Word waits: a u64 in a pinned line reaching a target, with the kernel
+ * as the waiter. Every decision (outcome, next check, backstop, early
+ * wake, what the point's estimator learns) is core/word_state.c's, the
+ * same state machine the library's userspace port runs; this file gives
+ * it a clock, a timer and the word's value, and owns the wait's indexes:
+ * the timer queue, the busy queue, its line's wait count.
  *
  * Submit checks the word once (done: immediate). Otherwise, if the point's
  * estimator gives a sleep, the wait's first timer check is at start +
@@ -21,6 +26,7 @@
  * takes it IRQ-safe (fence callbacks take it in hard IRQ), which also
  * keeps the softirq off a CPU holding it; it reads words through the
  * pinned pages' kernel mapping, and nothing in it sleeps.
+
  */
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
@@ -42,33 +48,31 @@ static u64 gpuar_check_floor_ns(void)
 		     NSEC_PER_USEC);
 }
 
-u64 gpuar_word_interval(const struct gpuar_plan *plan)
+/* The state machine's settings, from the module parameters now. */
+static void gpuar_word_cfg(struct gpuar_word_cfg *cfg)
 {
-	u64 iv = plan->park == GPUAR_PARK_FLAG ? plan->park_ns :
-		 GPUAR_PARAM(poll_interval_us) * NSEC_PER_USEC;
-
-	return max(iv, gpuar_check_floor_ns());
+	cfg->poll_interval_ns = GPUAR_PARAM(poll_interval_us) * NSEC_PER_USEC;
+	cfg->floor_ns = gpuar_check_floor_ns();
+	cfg->backstop_ns = max_t(u64, GPUAR_PARAM(poll_backstop_us) *
+				 NSEC_PER_USEC, NSEC_PER_USEC);
+	cfg->backstop_timeout = true;
 }
 
-static u64 gpuar_word_backstop(const struct gpuar_plan *plan)
-{
-	if (plan->park == GPUAR_PARK_FLAG && plan->backstop_ns)
-		return plan->backstop_ns;
-	return max_t(u64, GPUAR_PARAM(poll_backstop_us) * NSEC_PER_USEC,
-		     NSEC_PER_USEC);
-}
+/* ------------------------------------------------------- timer queue */
 
-void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+static void gpuar_word_enqueue_locked(struct gpuar_port *port,
+				      struct gpuar_wait *w)
 {
 	struct rb_node **link = &port->timeq.rb_root.rb_node, *parent = NULL;
 	bool leftmost = true;
 
+	lockdep_assert_held(&port->lock);
 	while (*link) {
 		struct gpuar_wait *e;
 
 		parent = *link;
 		e = rb_entry(parent, struct gpuar_wait, tnode);
-		if (w->next_ns < e->next_ns) {
+		if (w->ws.next_ns < e->ws.next_ns) {
 			link = &parent->rb_left;
 		} else {
 			link = &parent->rb_right;
@@ -79,8 +83,10 @@ void gpuar_word_enqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
 	rb_insert_color_cached(&w->tnode, &port->timeq, leftmost);
 }
 
-void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
+static void gpuar_word_unqueue_locked(struct gpuar_port *port,
+				      struct gpuar_wait *w)
 {
+	lockdep_assert_held(&port->lock);
 	if (RB_EMPTY_NODE(&w->tnode))
 		return;
 	rb_erase_cached(&w->tnode, &port->timeq);
@@ -92,81 +98,220 @@ void gpuar_word_unqueue_locked(struct gpuar_port *port, struct gpuar_wait *w)
  * hrtimer_start() never waits for a running callback, so this is safe
  * under the port lock (hrtimer_cancel() is not).
  */
-void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
+static void gpuar_word_arm_locked(struct gpuar_port *port, u64 when)
 {
+	lockdep_assert_held(&port->lock);
 	if (when >= port->armed_ns)
 		return;
 	port->armed_ns = when;
 	hrtimer_start(&port->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
+/* -------------------------------------------------------- busy queue */
+
 /*
- * One check of @w at @now, port lock held. Ends the wait (true) when the
- * word reached its target or the backstop passed; otherwise moves it from
- * its sleep to its checking phase. The caller requeues a wait still
- * pending.
+ * Busy-read's side of a word wait: sleeping waits with an early wake sit
+ * in port->busyq by early_ns, and a reader blocked in read()
+ * (busy_read.c) sleeps until the first of them. A reader registers as a
+ * busy sleeper with the earliest wake it saw; a wait committed later with
+ * an earlier wake must wake it, or it would sleep past that wait. Both
+ * sides act under the port lock, and the reader is on busy_wq before it
+ * looks:
+ *
+ *   reader (gpuar_busy_read_wait)         submitter (gpuar_word_commit_locked)
+ *     prepare_to_wait(busy_wq)
+ *     lock
+ *     wake_at = first early wake
+ *     sleeper_add: busy_until = wake_at
+ *     unlock
+ *                                           lock
+ *                                           busyq += w (early < busy_until)
+ *                                           busy_until = early
+ *                                           wake_up(busy_wq): reader RUNNING
+ *                                           unlock
+ *     schedule_hrtimeout(wake_at)
+ *       returns at once; the reader
+ *       looks again and sees w first
+ *
+ * Had the reader read the first early wake before prepare_to_wait (or
+ * outside the lock), a commit in between would find no sleeper, wake
+ * nobody, and the reader would sleep to its later wake_at: that
+ * interleaving is what the order above rules out. A wait committed before
+ * the reader takes the lock is simply in the queue it reads. A sleeper
+ * that wakes cannot tell the others' wake times apart, so it sets
+ * busy_until to U64_MAX: the next early wake rouses every busy sleeper,
+ * which each look again (a spurious wake-up, never a lost one).
+ */
+static bool gpuar_word_early_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct gpuar_wait, bnode)->early_ns <
+	       rb_entry(b, struct gpuar_wait, bnode)->early_ns;
+}
+
+static void gpuar_word_busyq_add_locked(struct gpuar_port *port,
+					struct gpuar_wait *w)
+{
+	lockdep_assert_held(&port->lock);
+	rb_add_cached(&w->bnode, &port->busyq, gpuar_word_early_less);
+	if (port->busy_sleepers && w->early_ns < port->busy_until) {
+		port->busy_until = w->early_ns;
+		wake_up(&port->busy_wq);
+	}
+}
+
+/*
+ * A reader took the wait, or it ended: no reader wakes for it any more. A
+ * wait the timer checked first stays queued, still pending, so a reader
+ * that wakes a little after the timer still spins on it.
+ */
+static void gpuar_word_busyq_del_locked(struct gpuar_port *port,
+					struct gpuar_wait *w)
+{
+	lockdep_assert_held(&port->lock);
+	if (RB_EMPTY_NODE(&w->bnode))
+		return;
+	rb_erase_cached(&w->bnode, &port->busyq);
+	RB_CLEAR_NODE(&w->bnode);
+}
+
+/* The earliest early wake among pending word waits not yet spun; 0: none. */
+u64 gpuar_word_first_early_locked(struct gpuar_port *port)
+{
+	struct rb_node *n;
+
+	lockdep_assert_held(&port->lock);
+	n = rb_first_cached(&port->busyq);
+	return n ? rb_entry(n, struct gpuar_wait, bnode)->early_ns : 0;
+}
+
+/*
+ * The pending wait with the earliest early wake if that is due at @now,
+ * taken off the busy queue (a reader spins on it once); NULL when none.
+ */
+struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
+						u64 now)
+{
+	struct gpuar_wait *w;
+	struct rb_node *n;
+
+	lockdep_assert_held(&port->lock);
+	n = rb_first_cached(&port->busyq);
+	if (!n)
+		return NULL;
+	w = rb_entry(n, struct gpuar_wait, bnode);
+	if (w->early_ns > now)
+		return NULL;
+	gpuar_word_busyq_del_locked(port, w);
+	return w;
+}
+
+/* A reader sleeps until @wake_at (0: no early wake known); see above. */
+void gpuar_word_sleeper_add_locked(struct gpuar_port *port, u64 wake_at)
+{
+	lockdep_assert_held(&port->lock);
+	port->busy_sleepers++;
+	port->busy_until = min(port->busy_until, wake_at ?: U64_MAX);
+}
+
+/* The reader woke: the next early wake rouses the others to look again. */
+void gpuar_word_sleeper_del_locked(struct gpuar_port *port)
+{
+	lockdep_assert_held(&port->lock);
+	port->busy_sleepers--;
+	port->busy_until = U64_MAX;
+}
+
+/* ------------------------------------------------- checks and the end */
+
+/*
+ * End word wait @w: off the timer and busy queues, off its line's count,
+ * into its point's outcomes, then its record queued. Any context, port
+ * lock held; a wait already ended is left alone.
+ */
+void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			   u8 outcome, s32 status, u64 complete_ns, u64 value)
+{
+	lockdep_assert_held(&port->lock);
+	if (w->state != GPUAR_WAIT_PENDING)
+		return;
+	gpuar_word_unqueue_locked(port, w);
+	gpuar_word_busyq_del_locked(port, w);
+	w->line->waits--;
+	if (w->pe)
+		w->pe->outcomes[outcome]++;
+	w->rec.checks = w->ws.checks;
+	w->rec.slept_ns = w->ws.slept_ns;
+	gpuar_wait_complete_locked(port, w, outcome, status, complete_ns,
+				   value);
+}
+
+/*
+ * One check of pending wait @w at @now. Ends the wait (true) when the word
+ * reached its target or the backstop passed; otherwise requeues it at its
+ * next check (the caller arms the timer).
  */
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader)
 {
-	u64 word = gpuar_word_load(&w->line->words[w->slot]);
-	u64 since = now > w->start_ns ? now - w->start_ns : 0;
-	u8 outcome;
+	u64 word = gpuar_load_acquire(&w->line->words[w->slot]);
+	struct gpuar_est *est = w->pe ? &w->pe->est : NULL;
+	bool ended;
 
-	w->checks++;
+	lockdep_assert_held(&port->lock);
 	port->cnt.checks++;
 	if (by_reader)
 		port->cnt.busy_read_checks++;
-	trace_gpuar_check(port, w, word, now);
-	if (gpuar_reached(word, w->target)) {
-		if (w->phase == GPUAR_PHASE_SLEEP) {
-			outcome = GPUAR_OUTCOME_LATE;
-			w->rec.slept_ns = now - w->submit_ns;
-			gpuar_est_late(&w->pe->est, since);
-		} else {
-			outcome = GPUAR_OUTCOME_EXACT;
-			gpuar_est_exact(&w->pe->est, since);
-		}
-		gpuar_wait_complete_locked(port, w, outcome, 0, now, word);
-		return true;
-	}
-	if (now >= w->backstop_ns) {
-		gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_TIMEOUT,
-					   -ETIME, now, word);
-		return true;
-	}
-	if (w->phase == GPUAR_PHASE_SLEEP) {
-		w->phase = GPUAR_PHASE_PARK;
-		w->rec.slept_ns = now - w->submit_ns;
-	}
-	return false;
-}
-
-/* Reschedule a wait that is still pending after a check at @now. */
-static void gpuar_word_requeue_locked(struct gpuar_port *port,
-				      struct gpuar_wait *w, u64 now)
-{
+	/* The check moves next_ns, the timer queue's key: out first. */
 	gpuar_word_unqueue_locked(port, w);
-	w->next_ns = min(now + w->interval_ns, w->backstop_ns);
-	gpuar_word_enqueue_locked(port, w);
+	ended = gpuar_word_checked(&w->ws, est, now,
+				   gpuar_reached(word, w->target));
+	trace_gpuar_check(port, w, word, now);
+	if (!ended) {
+		gpuar_word_enqueue_locked(port, w);
+		return false;
+	}
+	gpuar_word_end_locked(port, w, w->ws.outcome,
+			      w->ws.outcome == GPUAR_OUTCOME_TIMEOUT ? -ETIME : 0,
+			      now, word);
+	return true;
 }
 
-static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
+/*
+ * Move @w's next timer check to @from plus its interval (its backstop at
+ * the latest) and arm the timer for it. A busy reader uses this while it
+ * watches the word itself; see busy_read.c.
+ */
+void gpuar_word_defer_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 from)
 {
-	struct gpuar_port *port = container_of(timer, struct gpuar_port, timer);
-	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
-	u64 now = gpuar_now_ns();
-	struct rb_node *first;
-	unsigned long flags;
+	lockdep_assert_held(&port->lock);
+	gpuar_word_unqueue_locked(port, w);
+	w->ws.next_ns = min(from + w->ws.interval_ns, w->ws.backstop_at_ns);
+	gpuar_word_enqueue_locked(port, w);
+	gpuar_word_arm_locked(port, w->ws.next_ns);
+}
 
-	spin_lock_irqsave(&port->lock, flags);
+/* -------------------------------------------------------------- timer */
+
+/*
+ * Check the waits due at @now, earliest first, at most checks_per_fire of
+ * them, and arm the timer for what is left.
+ */
+static void gpuar_word_run_due_locked(struct gpuar_port *port, u64 now)
+{
+	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
+	struct rb_node *first;
+
+	lockdep_assert_held(&port->lock);
 	port->armed_ns = U64_MAX;
 	port->cnt.timer_fires++;
 	while ((first = rb_first_cached(&port->timeq))) {
 		struct gpuar_wait *w = rb_entry(first, struct gpuar_wait, tnode);
 
-		if (w->next_ns > now)
-			break;
+		if (w->ws.next_ns > now) {
+			gpuar_word_arm_locked(port, w->ws.next_ns);
+			return;
+		}
 		if (!budget) {
 			/*
 			 * Over the cap: let the CPU go for at least as long
@@ -178,16 +323,20 @@ static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
 			gpuar_word_arm_locked(port, end +
 					      max(end - now,
 						  gpuar_check_floor_ns()));
-			goto out;
+			return;
 		}
 		budget--;
-		if (!gpuar_word_check_locked(port, w, now, false))
-			gpuar_word_requeue_locked(port, w, now);
+		gpuar_word_check_locked(port, w, now, false);
 	}
-	if (first)
-		gpuar_word_arm_locked(port, rb_entry(first, struct gpuar_wait,
-						     tnode)->next_ns);
-out:
+}
+
+static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
+{
+	struct gpuar_port *port = container_of(timer, struct gpuar_port, timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	gpuar_word_run_due_locked(port, gpuar_now_ns());
 	spin_unlock_irqrestore(&port->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -202,20 +351,6 @@ void gpuar_word_timer_init(struct gpuar_port *port)
 
 /* Waits committed per hold of the port lock. */
 #define GPUAR_COMMIT_CHUNK 64
-
-static int gpuar_word_entry_check(const struct gpuar_word_wait *e, u64 now)
-{
-	if (e->flags || e->pad || e->slot >= GPUAR_LINE_SLOTS)
-		return -EINVAL;
-	if (gpuar_plan_check(&e->plan) != GPUAR_PLAN_OK)
-		return -EINVAL;
-	/* block is the vendor's blocking wait: userspace's job. */
-	if (e->plan.park == GPUAR_PARK_BLOCK)
-		return -EINVAL;
-	if (e->start_ns > now)
-		return -EINVAL;
-	return 0;
-}
 
 static int gpuar_u64_cmp(const void *a, const void *b)
 {
@@ -253,38 +388,30 @@ static int gpuar_word_points_fit(struct gpuar_port *port,
 }
 
 /*
- * Commit one validated entry; port->mutex and port->lock held. @wakelat is
- * the port's wake-up latency, read once per chunk of the batch.
+ * Commit one validated entry at @now; port->mutex and port->lock held.
+ * @cfg and @wakelat (the port's wake-up latency) are read once per chunk
+ * of the batch.
  */
 static void gpuar_word_commit_locked(struct gpuar_port *port,
 				     struct gpuar_wait *w,
 				     const struct gpuar_word_wait *e,
 				     struct gpuar_line *line, u64 now,
+				     const struct gpuar_word_cfg *cfg,
 				     u64 wakelat)
 {
-	u64 word, sleep;
+	u64 word;
 
+	lockdep_assert_held(&port->lock);
 	w->port = port;
 	w->source = GPUAR_SOURCE_WORD;
 	w->state = GPUAR_WAIT_PENDING;
 	w->user_data = e->user_data;
 	w->start_ns = e->start_ns ?: now;
-	w->submit_ns = now;
 	w->line = line;
 	w->slot = e->slot;
 	w->target = e->target;
-	w->plan = e->plan;
 	w->rec.point = e->point;
-	w->pe = gpuar_est_table_get(&port->points, e->point,
-				    e->plan.window ?: 1);
-	/*
-	 * A point's window only grows (to the largest window of the
-	 * predicting plans that used it): shrinking drops samples, so plans
-	 * with different windows at one point would keep discarding them.
-	 */
-	if (gpuar_plan_predicts(&e->plan) &&
-	    w->pe->est.window < e->plan.window)
-		gpuar_est_set_window(&w->pe->est, e->plan.window);
+	w->pe = gpuar_word_point(&port->points, e->point, &e->plan);
 	RB_CLEAR_NODE(&w->tnode);
 	RB_CLEAR_NODE(&w->bnode);
 	line->waits++;
@@ -293,50 +420,23 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	list_add_tail(&w->node, &port->pending);
 	trace_gpuar_submit(port, w);
 
-	word = gpuar_word_load(&line->words[w->slot]);
-	w->checks = 1;
+	word = gpuar_load_acquire(&line->words[w->slot]);
 	port->cnt.checks++;
-	if (gpuar_reached(word, w->target)) {
-		/*
-		 * A resubmit (start_ns given) was seen pending by the
-		 * checks before it: done now is exact, and a sample from
-		 * its original start.
-		 */
-		if (e->start_ns) {
-			gpuar_est_exact(&w->pe->est, now - w->start_ns);
-			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_EXACT,
-						   0, now, word);
-		} else {
-			gpuar_wait_complete_locked(port, w,
-						   GPUAR_OUTCOME_IMMEDIATE, 0,
-						   now, word);
-		}
+	/* A resubmit (start_ns given) was seen pending by the checks before. */
+	if (gpuar_word_begin(&w->ws, &e->plan, w->pe ? &w->pe->est : NULL,
+			     w->start_ns, e->start_ns != 0, now,
+			     gpuar_reached(word, w->target), cfg)) {
+		gpuar_word_end_locked(port, w, w->ws.outcome, 0, now, word);
 		return;
 	}
-
-	w->interval_ns = gpuar_word_interval(&w->plan);
-	w->backstop_ns = now + gpuar_word_backstop(&w->plan);
-	sleep = gpuar_est_sleep_ns(&w->pe->est, &w->plan);
-	if (sleep && w->start_ns + sleep > now) {
-		w->phase = GPUAR_PHASE_SLEEP;
-		w->next_ns = w->start_ns + sleep;
-		/*
-		 * Wake a blocked reader the wake-up latency early, but never
-		 * for more than half the sleep: a noisy latency must not
-		 * turn the sleep into a spin.
-		 */
-		w->early_ns = w->start_ns +
-			gpuar_est_early_wake_ns(sleep, min(wakelat, sleep / 2));
+	if (w->ws.phase == GPUAR_WORD_SLEEP)
 		port->cnt.sleeps++;
-	} else {
-		w->phase = GPUAR_PHASE_PARK;
-		w->next_ns = now + w->interval_ns;
-	}
-	w->next_ns = min(w->next_ns, w->backstop_ns);
 	gpuar_word_enqueue_locked(port, w);
-	if (w->phase == GPUAR_PHASE_SLEEP && w->early_ns < w->backstop_ns)
-		gpuar_busy_enqueue_locked(port, w);
-	gpuar_word_arm_locked(port, w->next_ns);
+	w->early_ns = gpuar_word_early_ns(&w->ws, wakelat);
+	if (gpuar_word_busy_candidate(&w->ws) &&
+	    w->early_ns < w->ws.backstop_at_ns)
+		gpuar_word_busyq_add_locked(port, w);
+	gpuar_word_arm_locked(port, w->ws.next_ns);
 }
 
 /*
@@ -361,23 +461,10 @@ static int gpuar_word_read_entries(const struct gpuar_submit *s,
 					    s->entry_size);
 		if (ret)
 			return ret;
-		ret = gpuar_word_entry_check(&e[i], now);
-		if (ret)
-			return ret;
+		if (!gpuar_word_entry_valid(&e[i], now))
+			return -EINVAL;
 	}
 	*bad = s->count;
-	return 0;
-}
-
-/* Validate the batch header; the entry count and size bounds. */
-int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry)
-{
-	if (s->flags || s->pad)
-		return -EINVAL;
-	if (s->entry_size < min_entry || s->entry_size > PAGE_SIZE)
-		return -EINVAL;
-	if (s->count > READ_ONCE(gpuar_max_waits))
-		return -E2BIG;
 	return 0;
 }
 
@@ -388,6 +475,7 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 	struct gpuar_word_wait *e = NULL;
 	struct gpuar_submit s;
 	u32 usize, i, bad;
+	struct gpuar_word_cfg cfg;
 	u64 now, wakelat = 0;
 	int ret, entry_ret;
 
@@ -455,11 +543,13 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 			cond_resched();
 			spin_lock_irq(&port->lock);
 		}
-		if (!(i % GPUAR_COMMIT_CHUNK))
-			wakelat = gpuar_busy_wakelat_locked(port);
+		if (!(i % GPUAR_COMMIT_CHUNK)) {
+			gpuar_word_cfg(&cfg);
+			wakelat = gpuar_wakelat_quantile(&port->wakelat);
+		}
 		now = gpuar_now_ns();
 		gpuar_word_commit_locked(port, waits[i], &e[i], lines[i], now,
-					 wakelat);
+					 &cfg, wakelat);
 	}
 	spin_unlock_irq(&port->lock);
 	mutex_unlock(&port->mutex);

@@ -51,26 +51,32 @@ void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
 		u->expiry_left = true;
 	if (u->nfences)
 		uport_fence_harvest(u, now);
+	if (u->imminent)
+		uport_claims_moved(u, now);
 	/* A check moves a wait past now (or ends it), so this ends. */
-	while ((w = uheap_top(&u->heap[UH_DUE], u)) && w->ws.next_ns <= now) {
-		u64 seen;
-		bool done;
-
-		seen = gpuar_word_load(w->word);
-		done = gpuar_reached(seen, w->target);
-		w->seen = seen;
-		u->st.checks++;
-		if (w->reader_due) {
-			u->st.busy_read_checks++;
-			w->reader_due = false;
-		}
-		if (gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
-				       done))
-			word_end(u, w, seen);
-		else
-			uport_wait_reindex(u, w);
-	}
+	while ((w = uheap_top(&u->heap[UH_DUE], u)) && w->ws.next_ns <= now)
+		uport_word_check(u, w, now);
 	uport_arm_timer(u, lazy_arm);
+}
+
+bool uport_word_check(struct uport *u, struct uwait *w, u64 now)
+{
+	u64 seen = gpuar_word_load(w->word);
+	bool done = gpuar_reached(seen, w->target);
+
+	w->seen = seen;
+	u->st.checks++;
+	if (w->reader_due) {
+		u->st.busy_read_checks++;
+		w->reader_due = false;
+	}
+	if (!gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
+				done)) {
+		uport_wait_reindex(u, w);
+		return false;
+	}
+	word_end(u, w, seen);
+	return true;
 }
 
 void uport_process_locked(struct uport *u, bool woken)
@@ -105,14 +111,7 @@ static bool new_point(struct uport *u, const struct gpuar_word_wait *waits,
 static int validate_word(const struct uport *u,
 			 const struct gpuar_word_wait *w, u64 now)
 {
-	if (w->flags || w->pad || w->slot >= GPUAR_LINE_SLOTS)
-		return -EINVAL;
-	if (gpuar_plan_check(&w->plan) != GPUAR_PLAN_OK)
-		return -EINVAL;
-	/* block is the vendor's blocking wait: the wait driver's, no port's. */
-	if (w->plan.park == GPUAR_PARK_BLOCK)
-		return -EINVAL;
-	if (w->start_ns > now)
+	if (!gpuar_word_entry_valid(w, now))
 		return -EINVAL;
 	return uport_line_find(u, w->line) ? 0 : -ENOENT;
 }
@@ -362,6 +361,7 @@ static const struct gpuar_engine_ops user_ops = {
 	.next_check = u_next_check,
 	.stats = u_stats,
 	.point_stats = u_point_stats,
+	.claim = uport_claim,
 	.close = u_close,
 };
 
@@ -379,7 +379,7 @@ static void u_configure(struct uport *u, const struct gpuar_port_options *opts)
 }
 
 int gpuar_port_user_open(struct gpuar_port *port,
-			 const struct gpuar_port_options *opts)
+			 const struct gpuar_port_options *opts, bool imminent)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct uport *u = calloc(1, sizeof(*u));
@@ -391,6 +391,7 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	pthread_mutex_init(&u->lock, NULL);
 	u->epfd = u->evfd = u->tfd = u->stopfd = -1;
 	u_configure(u, opts);
+	u->imminent = imminent;
 	cap = gpuar_est_table_cap(opts->max_points);
 	u->slab = calloc(u->max_waits, sizeof(*u->slab));
 	u->heap_store = calloc((size_t)UH_COUNT * u->max_waits,

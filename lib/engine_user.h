@@ -23,6 +23,8 @@
  *   user_timer.c    the timerfd: due times, arming, wake-up samples
  *   user_reap.c     gpuar_reap(): a blocked reaper's hardware park and
  *                   busy-read spin, as the module's read()
+ *   user_imminent.c GPUAR_PORT_IMMINENT: claiming the waits whose early
+ *                   wake is here
  *   user_watcher.c  GPUAR_PORT_WATCHER's thread
  *
  * Everything in struct uport is guarded by its lock, except `changes`,
@@ -49,8 +51,10 @@ enum uwait_kind {
  *             may end by spinning, by their early wake (uport_early_key)
  *   UH_SPIN   such waits once parked: a spinning reaper's targets, by
  *             their next check
+ *   UH_CLAIM  claimed waits (GPUAR_PORT_IMMINENT) while their lease runs,
+ *             by its end: the few a run looks at for a moved word
  */
-enum uheap_which { UH_DUE, UH_EARLY, UH_SPIN, UH_COUNT };
+enum uheap_which { UH_DUE, UH_EARLY, UH_SPIN, UH_CLAIM, UH_COUNT };
 
 /* The most entries uheap_first() returns. */
 #define UHEAP_FIRST_MAX 16
@@ -97,6 +101,12 @@ struct uwait {
 	u64 seen;
 	/* the next check is a blocked reaper's (busy_read_checks) */
 	bool reader_due;
+	/*
+	 * Imminent readiness: claimed once (never again), and watched by
+	 * the claimer until lease_end_ns, while the timer leaves it alone.
+	 */
+	bool claimed;
+	u64 lease_end_ns;
 	/* fence waits: the engine's own reference to the sync_file */
 	int fd;
 };
@@ -133,6 +143,7 @@ struct uport {
 	u64 wakelat_ns;		/* its quantile, kept as samples come */
 	u64 busy_budget_ns;	/* spin budget of one reap call; 0: none */
 	u32 busy_sleepers;	/* reapers asleep on epfd with budget left */
+	bool imminent;		/* GPUAR_PORT_IMMINENT: the fd wakes early */
 	/*
 	 * Bumped (under the lock) at every record queued and every submit,
 	 * read without it by a spinning reaper: the set of waits changed,
@@ -176,6 +187,17 @@ static inline u32 uwait_index(const struct uport *u, const struct uwait *w)
 /* engine_user.c: run the checks that are due (lock held). */
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm);
 void uport_process_locked(struct uport *u, bool woken);
+/*
+ * Check word wait @w at @now: true when it ended (its record queued, its
+ * entry freed), else it is re-indexed at its next check.
+ */
+bool uport_word_check(struct uport *u, struct uwait *w, u64 now);
+
+/* user_imminent.c: GPUAR_IOC_CLAIM's semantics (engine ops claim). */
+int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
+		u32 max, u64 lease_ns);
+/* Make the claimed waits whose word moved due now; drop ended leases. */
+void uport_claims_moved(struct uport *u, u64 now);
 
 /* user_fence.c */
 int uport_submit_fence(struct gpuar_port *port,

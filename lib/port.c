@@ -6,13 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
-			  GPUAR_PORT_WATCHER | GPUAR_PORT_INHERIT)
+			  GPUAR_PORT_WATCHER | GPUAR_PORT_INHERIT | \
+			  GPUAR_PORT_IMMINENT)
 
 #define US GPUAR_NSEC_PER_USEC
 
@@ -88,35 +90,82 @@ GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 	return "?";
 }
 
+/*
+ * Why the kernel engine could not be had, for a person: the device, the
+ * error, and what usually fixes it.
+ */
+static void kernel_unavailable(char *why, size_t size, const char *path, int err)
+{
+	const char *hint = "";
+
+	switch (err) {
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		hint = " (module not loaded: sudo modprobe gpuar)";
+		break;
+	case EACCES:
+	case EPERM:
+		hint = " (not allowed to open it: join its group, usually render)";
+		break;
+	case EPROTO:
+		hint = " (the module's ABI is older than this library's)";
+		break;
+	case EMFILE:
+	case ENFILE:
+	case EUSERS:
+		hint = " (a limit on ports or file descriptors)";
+		break;
+	}
+	snprintf(why, size, "%s: %s%s", path, strerror(err), hint);
+}
+
+/*
+ * The user engine runs imminent readiness itself, except with a watcher
+ * thread: that thread runs the engine, and the port's fd (its record
+ * eventfd) has no early wake to show.
+ */
+static int user_open(struct gpuar_port *p, const struct gpuar_port_options *o,
+		     struct gpuar_error *diag)
+{
+	int ret = gpuar_imminent_check(o->flags, o->flags & GPUAR_PORT_WATCHER ?
+				       "GPUAR_PORT_WATCHER's thread runs the engine" :
+				       NULL, &p->imminent, diag);
+
+	return ret ? ret : gpuar_port_user_open(p, o, p->imminent);
+}
+
 static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 		       struct gpuar_error *diag)
 {
 	bool strict = o->flags & GPUAR_PORT_STRICT;
 	const char *path = o->device_path ? o->device_path : GPUAR_DEVICE_PATH;
+	char why[GPUAR_MESSAGE_MAX / 2];
 	const char *args[3];
 	int ret;
 
 	if (o->engine == GPUAR_ENGINE_USER)
-		return gpuar_port_user_open(p, o);
+		return user_open(p, o, diag);
 	ret = gpuar_port_kernel_open(p, o);
-	if (ret == 0)
-		return 0;
+	if (ret == 0) {
+		/* The module may predate imminent readiness. */
+		ret = gpuar_imminent_check(o->flags,
+					   p->features & GPUAR_FEATURE_IMMINENT ? NULL :
+					   "the gpuar module lacks GPUAR_FEATURE_IMMINENT",
+					   &p->imminent, diag);
+		if (ret)
+			p->ops->close(p);
+		return ret;
+	}
+	/* Name the device and the reason, in the refusal and the fallback alike. */
+	kernel_unavailable(why, sizeof(why), path, -ret);
 	args[0] = "kernel";
-	args[1] = strerror(-ret);
+	args[1] = why;
 	/* An explicit request is honoured or refused; only AUTO falls back. */
-	if (strict || o->engine == GPUAR_ENGINE_KERNEL) {
-		char why[GPUAR_MESSAGE_MAX];
-
-		/* Name the device so the refusal says what was missing. */
-		strncpy(why, path, sizeof(why) - 1);
-		why[sizeof(why) - 1] = '\0';
-		strncat(why, ": ", sizeof(why) - strlen(why) - 1);
-		strncat(why, strerror(-ret), sizeof(why) - strlen(why) - 1);
-		args[1] = why;
+	if (strict || o->engine == GPUAR_ENGINE_KERNEL)
 		return gpuar_diag_set(diag, GPUAR_E_ENGINE_UNAVAILABLE, -ret,
 				      args, 2);
-	}
-	ret = gpuar_port_user_open(p, o);
+	ret = user_open(p, o, NULL);
 	if (ret == 0) {
 		args[2] = "user";
 		gpuar_diag_set(diag, GPUAR_W_ENGINE_FALLBACK, 0, args, 3);
@@ -398,6 +447,8 @@ GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
 					  const struct gpuar_interrupt *intr)
 {
 	int intr_fd = gpuar_interrupt_fd_of(intr);
+	u64 deadline;
+	int ret;
 
 	if (!port || !records || !max)
 		return -EINVAL;
@@ -405,6 +456,32 @@ GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
 		return -EPERM;
 	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
 		return -EINTR;
+	if (!gpuar_port_imminent(port))
+		return port->ops->reap(port, records, max, timeout_ns, intr_fd);
+	/*
+	 * Records already queued come first, without a claim; else the
+	 * imminent waits are claimed and watched, and the reap that follows
+	 * has their records (the module checks claimed waits on read).
+	 */
+	deadline = gpuar_deadline_in(timeout_ns);
+	ret = port->ops->reap(port, records, max, 0, -1);
+	if (ret != -EAGAIN)
+		return ret;
+	/* A zero timeout still watches, for one lease: what it opted into. */
+	ret = gpuar_imminent_serve(port, timeout_ns == 0 ? GPUAR_U64_MAX : deadline);
+	if (ret < 0)
+		return ret;
+	if (ret > 0 || timeout_ns == 0)
+		return port->ops->reap(port, records, max, 0, -1);
+	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
+		return -EINTR;
+	if (deadline != GPUAR_U64_MAX) {
+		u64 now = gpuar_now_ns();
+
+		if (now >= deadline)
+			return -ETIME;
+		timeout_ns = (int64_t)(deadline - now);
+	}
 	return port->ops->reap(port, records, max, timeout_ns, intr_fd);
 }
 
@@ -417,9 +494,25 @@ GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
 
 GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 {
+	int n, hit;
+
 	if (!port)
 		return -EINVAL;
-	return port_forked(port) ? -EPERM : port->ops->process(port);
+	if (port_forked(port))
+		return -EPERM;
+	n = port->ops->process(port);
+	/* Records are queued: the caller reads them first, claims later. */
+	if (n != 0)
+		return n;
+	hit = gpuar_imminent_serve(port, GPUAR_U64_MAX);
+	if (hit <= 0)
+		return hit;
+	n = port->ops->process(port);
+	/*
+	 * The module checks the claimed waits only when they are read, so
+	 * its queued count does not hold their records yet.
+	 */
+	return n < 0 || port->engine != GPUAR_ENGINE_KERNEL ? n : n + hit;
 }
 
 GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)

@@ -31,6 +31,13 @@ struct gpuar_engine_ops {
 	int (*stats)(struct gpuar_port *port, struct gpuar_port_stats *stats);
 	int (*point_stats)(struct gpuar_port *port,
 			   struct gpuar_point_stats *stats);
+	/*
+	 * Claim up to @max imminent waits (GPUAR_IOC_CLAIM's semantics),
+	 * leased for @lease_ns (0: the engine's default); only called on a
+	 * port whose imminent readiness runs.
+	 */
+	int (*claim)(struct gpuar_port *port, struct gpuar_claim_entry *entries,
+		     u32 max, u64 lease_ns);
 	void (*close)(struct gpuar_port *port);
 };
 
@@ -50,6 +57,8 @@ struct gpuar_port {
 	 * its fds and memory and touches nothing the parent shares.
 	 */
 	bool closing_in_child;
+	u64 features;		/* kernel engine: the module's GPUAR_FEATURE_* */
+	bool imminent;		/* GPUAR_PORT_IMMINENT asked for and running */
 };
 
 /* Called in a child of the process that opened @port (see lib/process.c). */
@@ -60,7 +69,40 @@ static inline bool port_forked(const struct gpuar_port *port)
 
 int gpuar_port_kernel_open(struct gpuar_port *port,
 			   const struct gpuar_port_options *opts);
+/* @imminent: run imminent readiness (never with GPUAR_PORT_WATCHER). */
 int gpuar_port_user_open(struct gpuar_port *port,
-			 const struct gpuar_port_options *opts);
+			 const struct gpuar_port_options *opts, bool imminent);
+
+/*
+ * Imminent readiness (lib/imminent.c). gpuar_imminent_check: may a port
+ * asked for with @flags run it, where the engine says what it lacks
+ * (@lacking; NULL: nothing)? 0 (with the warning GPUAR_W_FEATURE_FALLBACK
+ * in *@diag when it was asked for and is lacking, unless STRICT) or
+ * -EOPNOTSUPP with GPUAR_E_FEATURE_UNAVAILABLE (STRICT). *@imminent: it
+ * runs.
+ */
+int gpuar_imminent_check(u32 flags, const char *lacking, bool *imminent,
+			 struct gpuar_error *diag);
+
+/*
+ * Serve a port's imminent waits: claim them, wait in user mode on their
+ * words until one reaches its target, every lease has run out, or
+ * @deadline_ns. Returns how many reached their targets (their records
+ * come from the engine's next non-blocking read or run), or a negative
+ * errno of the claim. 0 at once when none is imminent.
+ */
+int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns);
+
+/* A spin pass's pause: let the sibling hyperthread run, save power. */
+static inline void gpuar_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" : : : "memory");
+#else
+	__asm__ volatile("" : : : "memory");
+#endif
+}
 
 #endif /* GPUAR_LIB_PORT_H */

@@ -112,27 +112,53 @@ static ssize_t read_nowait(int fd, void *buf, size_t len)
 	return n;
 }
 
+/* A record is queued, or -ETIME at @deadline: the module's WAIT_READY. */
+static int wait_ready(int fd, u64 deadline)
+{
+	struct gpuar_wait_ready r = { .size = sizeof(r), .deadline_ns = deadline };
+
+	return xioctl(fd, GPUAR_IOC_WAIT_READY, &r);
+}
+
+/*
+ * A reap that may block, as a blocked read() of the module's port: the
+ * module busy-reads while the reader waits, so the store is seen at about
+ * a spin's latency. Forever: a plain read() (a NONBLOCK port fd answers
+ * EAGAIN, and the reaper waits as below). With a deadline: the
+ * module's WAIT_READY where it has it (the same wait, bounded), then a
+ * read that never blocks, so a reaper racing another for the record never
+ * blocks past its deadline; else poll, which does not busy-read. An
+ * interruptible reap always waits in poll, on the port's fd and the
+ * interrupt's eventfd together, so it does not busy-read either.
+ */
 static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 		  u32 max, int64_t timeout_ns, int intr_fd)
 {
 	u64 deadline = gpuar_deadline_in(timeout_ns);
+	size_t len = (size_t)max * sizeof(*records);
+	bool block = intr_fd < 0 && timeout_ns < 0;
+	bool ready = intr_fd < 0 && (port->features & GPUAR_FEATURE_WAIT_READY);
 	ssize_t n;
 	int ret;
 
 	for (;;) {
-		/*
-		 * Wait in poll, then read without blocking, so a reaper racing
-		 * another never blocks past its deadline in read().
-		 */
+		if (block) {
+			n = read(port->fd, records, len);
+			if (n >= 0 || errno != EAGAIN)
+				goto got;
+		}
 		if (timeout_ns != 0) {
-			ret = gpuar_fd_wait_interruptible(port->fd, intr_fd,
+			ret = ready ?
+			      wait_ready(port->fd, deadline) :
+			      gpuar_fd_wait_interruptible(port->fd, intr_fd,
 							  deadline);
+			if (ret == -ETIME || (!ready && ret == 0))
+				return -ETIME;
 			if (ret < 0)
 				return ret;
-			if (ret == 0)
-				return -ETIME;
 		}
-		n = read_nowait(port->fd, records, (size_t)max * sizeof(*records));
+		n = read_nowait(port->fd, records, len);
+got:
 		if (n > 0)
 			return (int)((size_t)n / sizeof(*records));
 		if (n == 0)
@@ -167,6 +193,20 @@ static int k_stats(struct gpuar_port *port, struct gpuar_port_stats *stats)
 	return ret < 0 ? ret : 0;
 }
 
+static int k_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
+		   u32 max, u64 lease_ns)
+{
+	struct gpuar_claim c = {
+		.size = sizeof(c),
+		.entries = (u64)(uintptr_t)entries,
+		.count = max,
+		.entry_size = sizeof(*entries),
+		.lease_ns = lease_ns,
+	};
+
+	return xioctl(port->fd, GPUAR_IOC_CLAIM, &c);
+}
+
 static int k_point_stats(struct gpuar_port *port,
 			 struct gpuar_point_stats *stats)
 {
@@ -198,6 +238,7 @@ static const struct gpuar_engine_ops kernel_ops = {
 	.next_check = k_next_check,
 	.stats = k_stats,
 	.point_stats = k_point_stats,
+	.claim = k_claim,
 	.close = k_close,
 };
 
@@ -205,7 +246,8 @@ static const struct gpuar_engine_ops kernel_ops = {
  * The module's abi is the oldest ABI it is compatible with: one above what
  * this library knows means the module broke it. Anything added since is a
  * feature bit; this engine needs only word and fence waits (busy-read is
- * the module's business, records version 1 are asked for by number).
+ * the module's business, records version 1 are asked for by number) and
+ * uses imminent readiness and WAIT_READY where the module has them.
  */
 #define KERNEL_FEATURES_NEEDED (GPUAR_FEATURE_WORD_WAIT | GPUAR_FEATURE_FENCE_WAIT)
 
@@ -235,12 +277,17 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 	fd = xioctl(dev, GPUAR_IOC_VERSION, &v);
 	if (fd == 0 && !kernel_abi_usable(&v))
 		fd = -EPROTO;
+	/* A module without the feature: the caller decides (port.c). */
+	if ((opts->flags & GPUAR_PORT_IMMINENT) &&
+	    (v.features & GPUAR_FEATURE_IMMINENT))
+		c.flags |= GPUAR_PORT_IMMINENT;
 	if (fd == 0)
 		fd = xioctl(dev, GPUAR_IOC_PORT_CREATE, &c);
 	close(dev);
 	if (fd < 0)
 		return fd;
 	port->engine = GPUAR_ENGINE_KERNEL;
+	port->features = v.features;
 	port->fd = fd;
 	port->ops = &kernel_ops;
 	return 0;

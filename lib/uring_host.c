@@ -12,8 +12,18 @@
  *
  * User engine: its fd is an epoll fd, not readable with read(2):
  * IORING_OP_POLL_ADD on it, then gpuar_reap().
+ *
+ * Imminent readiness (GPUAR_PORT_IMMINENT) on the kernel engine: beside
+ * the record read, a multishot IORING_OP_POLL_ADD on EPOLLPRI (Linux
+ * 5.13), armed once. Its completion, at a predicted wait's early wake,
+ * has the waiting thread claim the imminent waits and watch their words
+ * (gpuar_imminent_serve); a non-blocking read then takes the records the
+ * module finds on checking the claimed waits, into the stash, and the
+ * wait returns them. (The user engine's fd turns readable at the early
+ * wake, and its gpuar_reap() claims.)
  */
 #include "port.h"
+#include "defaults.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -29,6 +39,7 @@
 #define TAG_CANCEL 2
 #define TAG_MULTISHOT 3
 #define TAG_POLL 4
+#define TAG_PRI 5
 
 #define MS_BGID 0x6a7
 #define MS_BUFS 16				/* power of two */
@@ -61,6 +72,9 @@ struct gpuar_uring_host {
 	unsigned short held[MS_BUFS];	/* buffers not yet given back */
 	u32 nheld;
 	unsigned long fork_gen;	/* gpuar_fork_generation() at creation */
+	/* imminent readiness: the multishot EPOLLPRI poll */
+	bool pri_armed;
+	bool pri_refused;	/* the kernel refused it: reads only */
 };
 
 static struct __kernel_timespec kts(u64 ns)
@@ -271,9 +285,54 @@ static void ms_complete(struct gpuar_uring_host *h, const struct io_uring_cqe *c
 }
 
 /*
+ * EPOLLPRI: claim and watch the imminent waits, then read what the
+ * module found into the stash, no more than the multishot read's share
+ * of it leaves room for (see STASH_RECYCLE_MAX). Returns the records
+ * stashed, or a negative errno.
+ */
+static int pri_serve(struct gpuar_uring_host *h, u64 deadline)
+{
+	u32 room = h->stash_len < STASH_RECYCLE_MAX ?
+		   STASH_RECYCLE_MAX - h->stash_len : 0;
+	struct gpuar_record rec[GPUAR_BUSY_WAITS];
+	int hit, n, i;
+
+	h->st.imminent++;
+	hit = gpuar_imminent_serve(h->port, deadline);
+	if (hit <= 0 || !room)
+		return hit;
+	n = gpuar_reap(h->port, rec, room < GPUAR_BUSY_WAITS ? room :
+		       GPUAR_BUSY_WAITS, 0);
+	if (n == -EAGAIN)
+		return 0;
+	for (i = 0; i < n; i++) {
+		h->stash[(h->stash_head + h->stash_len) % STASH_RECORDS] = rec[i];
+		h->stash_len++;
+	}
+	return n;
+}
+
+/* Arm the EPOLLPRI poll on @fd, once (again after it ended). */
+static void pri_arm(struct gpuar_uring_host *h, int fd)
+{
+	struct io_uring_sqe *sqe;
+
+	if (h->pri_armed || h->pri_refused)
+		return;
+	sqe = io_uring_get_sqe(&h->ring);
+	if (!sqe)
+		return;
+	io_uring_prep_poll_multishot(sqe, fd, POLLPRI);
+	io_uring_sqe_set_data64(sqe, TAG_PRI);
+	if (io_uring_submit(&h->ring) >= 0)
+		h->pri_armed = true;
+}
+
+/*
  * Wait for a completion tagged @tag until @deadline, handling multishot
- * completions on the way. Returns its result, or -ETIME. With tag 0 it
- * returns 0 as soon as the stash holds records.
+ * and EPOLLPRI completions on the way. Returns its result, or -ETIME.
+ * With tag 0 it returns 0 as soon as the stash holds records; with a tag,
+ * -EINPROGRESS when an EPOLLPRI stashed records meanwhile.
  */
 static int wait_tag(struct gpuar_uring_host *h, u64 tag, u64 deadline)
 {
@@ -296,6 +355,24 @@ static int wait_tag(struct gpuar_uring_host *h, u64 tag, u64 deadline)
 			continue;
 		if (ret < 0)
 			return ret;
+		if (io_uring_cqe_get_data64(cqe) == TAG_PRI) {
+			res = cqe->res;
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				h->pri_armed = false;
+			io_uring_cqe_seen(&h->ring, cqe);
+			if (res < 0) {
+				h->pri_refused = true;
+				h->st.fallbacks++;
+				continue;
+			}
+			ret = pri_serve(h, deadline);
+			if (ret < 0)
+				return ret;
+			/* A one-shot read still waits: the caller cancels it. */
+			if (tag && ret > 0)
+				return -EINPROGRESS;
+			continue;
+		}
 		if (io_uring_cqe_get_data64(cqe) == TAG_MULTISHOT) {
 			res = cqe->res;
 			ms_complete(h, cqe);
@@ -326,7 +403,9 @@ static int cancel_tag(struct gpuar_uring_host *h, u64 tag)
 	io_uring_prep_cancel64(sqe, tag, 0);
 	io_uring_sqe_set_data64(sqe, TAG_CANCEL);
 	io_uring_submit(&h->ring);
-	res = wait_tag(h, tag, GPUAR_U64_MAX);
+	do {
+		res = wait_tag(h, tag, GPUAR_U64_MAX);
+	} while (res == -EINPROGRESS);	/* records stashed meanwhile */
 	return res == -ECANCELED ? -ETIME : res;
 }
 
@@ -385,6 +464,12 @@ static int read_oneshot(struct gpuar_uring_host *h, int fd,
 	if (res < 0)
 		return res;
 	res = wait_tag(h, TAG_READ, deadline);
+	if (res == -EINPROGRESS) {
+		/* Records came through EPOLLPRI: the stash has them. */
+		res = cancel_tag(h, TAG_READ);
+		if (res == -ETIME)
+			return (int)unstash(h, records, max);
+	}
 	if (res == -ETIME)
 		res = cancel_tag(h, TAG_READ);
 	if (res != -EINVAL && res != -EOPNOTSUPP) {
@@ -447,9 +532,12 @@ GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 		return -EINVAL;
 	if (gpuar_forked_since(h->fork_gen))
 		return -EPERM;
-	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL)
+	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL) {
+		if (gpuar_port_imminent(h->port))
+			pri_arm(h, gpuar_port_fd(h->port));
 		return gpuar_uring_host_read_fd(h, gpuar_port_fd(h->port),
 						records, max, timeout_ns);
+	}
 	/* The user engine's fd is an epoll fd: poll it, then run the engine. */
 	for (;;) {
 		n = gpuar_reap(h->port, records, max, 0);

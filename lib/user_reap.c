@@ -94,18 +94,6 @@ static bool hw_park(struct uport *u, u64 deadline, u64 budget_ns,
 	return true;
 }
 
-/* A spin pass's pause: let the sibling hyperthread run, save power. */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" : : : "memory");
-#else
-	__asm__ volatile("" : : : "memory");
-#endif
-}
-
 struct busy_target {
 	struct uwait *w;	/* the wait, while its seq is still this */
 	u64 seq;
@@ -117,7 +105,7 @@ struct busy_target {
 };
 
 /*
- * Give the flag waits whose early wake is here (see uport_due_ns) their
+ * Give the flag waits whose early wake is here (see uport_early_key) their
  * post-sleep check now, by the reaper: LATE if the work is done, else
  * they park and become spin targets. Lock held; true when any was due.
  */
@@ -226,7 +214,7 @@ static void busy_spin(struct uport *u, const struct busy_target *t, u32 n,
 				return;
 		if (__atomic_load_n(&u->changes, __ATOMIC_ACQUIRE) != changes)
 			return;
-		cpu_relax();
+		gpuar_cpu_relax();
 		if (pass % BUSY_CLOCK_PASSES)
 			continue;
 		now = gpuar_now_ns();
@@ -309,7 +297,7 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
 /*
  * Sleep on the epoll fd until the next check, a fence or a record. With
  * spin budget left the reaper counts as a busy sleeper: the timer is
- * armed the wake-up latency before a flag wait's sleep ends (uport_due_ns).
+ * armed the wake-up latency before a flag wait's sleep ends (uport_early_key).
  */
 static int reap_sleep(struct uport *u, u64 deadline, bool busy, int intr_fd)
 {

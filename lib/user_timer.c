@@ -15,9 +15,10 @@
 /*
  * Arm the timerfd at the next time the engine must run: the first word
  * check due (UH_DUE) or, while a reaper sleeps with spin budget left, the
- * first early wake (UH_EARLY): the timerfd wake runs late by about the
- * port's wake-up latency, and that reaper should be spinning by the time
- * a flag wait's sleep ends, not start then. @lazy: keep an
+ * first early wake (UH_EARLY), and on an imminent port always: the
+ * timerfd wake runs late by about the port's wake-up latency, and that
+ * reaper (or the claimer) should be watching the word by the time a flag
+ * wait's sleep ends, not start then. @lazy: keep an
  * expiry that is earlier (or one armed with nothing left to check, or one
  * already past and left undrained), which costs at most a spurious
  * readiness, so that a reaper on its way back with a record makes no
@@ -29,7 +30,8 @@ void uport_arm_timer(struct uport *u, bool lazy)
 	struct uwait *first = uheap_top(&u->heap[UH_DUE], u);
 	u64 next = first ? first->ws.next_ns : GPUAR_U64_MAX;
 
-	if (u->busy_sleepers && u->wakelat_ns) {
+	/* An imminent port wakes its loop early, as a busy sleeper. */
+	if ((u->busy_sleepers || u->imminent) && u->wakelat_ns) {
 		uport_early_refresh(u, gpuar_now_ns());
 		first = uheap_top(&u->heap[UH_EARLY], u);
 		if (first && first->key[UH_EARLY] < next)

@@ -6,8 +6,9 @@
 # Runs each step even after an earlier one failed, so one run shows every
 # failure. Each step's output is kept in build/check/<step>.log. Counts
 # come from the steps' own summaries (Check's "Checks: N, Failures: F,
-# Errors: E", the VM runner's "vm <kernel>: P passed, F failed"); a step
-# that reports no count counts as one test.
+# Errors: E", the VM runner's "vm <kernel>: P passed, F failed", pytest's
+# closing "N passed, F failed, S skipped, E errors in T s"); a step that
+# reports no count counts as one test.
 #
 # GPUAR_CHECK_ALL=1 (make check-all) runs the full VM suites on every
 # kernel; otherwise the kernels named in GPUAR_SMOKE_KERNELS run the smoke
@@ -16,6 +17,9 @@ set -uo pipefail
 
 cd "$(dirname "$0")/.."
 : "${MAKE:=make}"
+# Warnings are errors in every build the checks make (a user's plain
+# `make` leaves them warnings).
+export WERROR=1
 : "${GPUAR_CHECK_ALL:=0}"
 : "${GPUAR_KERNELS:=6.1 6.12 7.x debug}"
 : "${GPUAR_SMOKE_KERNELS:=}"
@@ -26,6 +30,10 @@ passed=0
 failed=0
 skipped=0
 failed_steps=()
+
+# pytest's closing line, "=== 3 passed, 1 skipped in 0.52s ===".
+pytest_word='(passed|failed|skipped|errors?|deselected|xfailed|xpassed|warnings?)'
+pytest_summary="^=* ?(([0-9]+ $pytest_word,? )+)in [0-9.]+s"
 
 # count_log LOG TAP -> sets p f s from the summaries in LOG (and, when TAP
 # is 1, its TAP lines: the VM steps' TAP is already in their summary line);
@@ -44,6 +52,9 @@ count_log() {
 			p=$((p + BASH_REMATCH[1]))
 			f=$((f + BASH_REMATCH[2]))
 			found=0
+		elif [[ $line =~ $pytest_summary ]]; then
+			count_pytest "${BASH_REMATCH[1]}"
+			found=0
 		elif [[ $tap == 1 && $line =~ ^not\ ok\ ([0-9]+|-) ]]; then
 			f=$((f + 1))
 			found=0
@@ -57,6 +68,21 @@ count_log() {
 		fi
 	done <"$log"
 	return $found
+}
+
+# count_pytest "3 passed, 1 failed, 2 skipped, 1 error " -> adds to p f s
+# (errors are tests that failed outside their body: failures).
+count_pytest() {
+	local part n what parts
+	IFS=, read -ra parts <<<"$1"
+	for part in "${parts[@]}"; do
+		read -r n what <<<"$part"
+		case $what in
+		passed) p=$((p + n)) ;;
+		failed | error | errors) f=$((f + n)) ;;
+		skipped) s=$((s + n)) ;;
+		esac
+	done
 }
 
 step() {
@@ -94,6 +120,9 @@ step gpu-bundle $MAKE -j2 check-gpu-bundle
 step fuzz $MAKE check-fuzz
 step kmod-lint $MAKE check-kmod-lint
 step dkms $MAKE check-dkms
+step python $MAKE check-python
+step ucx $MAKE check-ucx
+step packages $MAKE check-packages
 for k in $GPUAR_KERNELS; do
 	suite=full
 	if [[ $GPUAR_CHECK_ALL != 1 && " $GPUAR_SMOKE_KERNELS " == *" $k "* ]]; then

@@ -25,14 +25,22 @@ pkgs=(
 	util-linux binutils
 	# userspace dependencies
 	check liburing-dev libdrm-dev libuv1-dev
+	# the Python binding's tests, and its offline install (pip builds
+	# with Debian's setuptools in a virtual environment)
+	python3 python3-pytest python3-setuptools python3-pip python3-venv
+	# the UCX example beside a port (TCP and shared memory on loopback)
+	libucx-dev
 	# HIP declarations are checked against these headers (ROCm 5.2)
 	libamdhip64-dev
 	# kernel module build, lint and packaging
 	linux-headers-amd64 linux-source sparse dkms
+	# Debian packages (make deb, lintian), the RPM spec's check, the
+	# manual pages' lint
+	debhelper dh-dkms lintian rpm mandoc
 	# VM test runner (the kernels themselves: tools/vm/fetch-kernel.sh)
 	qemu-system-x86 busybox-static debootstrap
-	# benchmark plots
-	gnuplot-nox
+	# benchmark plots; the documentation's pictures (make docs)
+	gnuplot-nox graphviz
 )
 
 missing=()

@@ -8,7 +8,7 @@ BENCH_STATS_SRCS := $(BENCH_DIR)/bench_stats.c $(BENCH_DIR)/bench_procstat.c \
 	$(BENCH_DIR)/bench_cpu.c $(BENCH_DIR)/bench_rng.c \
 	$(BENCH_DIR)/bench_workload.c $(BENCH_DIR)/bench_result.c \
 	$(BENCH_DIR)/bench_targets.c $(BENCH_DIR)/bench_env.c \
-	$(BENCH_DIR)/bench_clock_sync.c
+	$(BENCH_DIR)/bench_clock_sync.c $(BENCH_DIR)/bench_counts.c
 BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/bench_device.c $(BENCH_DIR)/bench_futex.c \
 	$(BENCH_DIR)/bench_vgem.c $(BENCH_DIR)/bench_kport.c \
@@ -17,6 +17,10 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/strat_oracle.c $(BENCH_DIR)/strat_user_predict.c \
 	$(BENCH_DIR)/strat_kport_read.c $(BENCH_DIR)/strat_kport_epoll.c \
 	$(BENCH_DIR)/strat_kport_uring.c $(BENCH_DIR)/strat_fence_vgem.c \
+	$(BENCH_DIR)/bench_libport.c $(BENCH_DIR)/strat_lib_reap.c \
+	$(BENCH_DIR)/strat_kport_epoll_imminent.c \
+	$(BENCH_DIR)/strat_kport_uring_imminent.c \
+	$(BENCH_DIR)/strat_user_imminent.c $(BENCH_DIR)/strat_reactor_spin.c \
 	$(BENCH_DIR)/bench_cuda.c $(BENCH_DIR)/strat_cuda_event.c \
 	$(BENCH_DIR)/bench_select.c \
 	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
@@ -87,6 +91,13 @@ STAT_STATIC := $(BUILD)/tools/gpuar-stat-static
 $(STAT_STATIC): $(STAT_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) -static $(LDFLAGS_ALL) -o $@ $(STAT_OBJS) $(LIB_A) $(LIB_LDLIBS)
+
+# check-tool-options: the tools' command-line promises, checked before any
+# measurement (tools/check-tool-options.sh).
+.PHONY: check-tool-options
+check-tool-options: $(BENCH) $(STAT)
+	@tools/check-tool-options.sh $(BENCH) $(STAT) $(VERSION)
+CHECK_UNIT_TARGETS += check-tool-options
 
 .PHONY: tools-bench tools-stat tools-static install-tools
 # What make demo puts into the VM.

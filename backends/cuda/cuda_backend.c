@@ -2,7 +2,11 @@
 /*
  * The CUDA backend: the vendor calls behind the shared line, await and
  * source logic (backends/vendor), all made under the device's retained
- * primary context.
+ * primary context and, where the driver has cuThreadExchangeStreamCaptureMode,
+ * in the relaxed capture mode: the library calls the driver from its own
+ * and the caller's threads at any time, and in the default global mode
+ * such a call during another thread's graph capture would invalidate that
+ * capture (the mode is per thread; the caller's is restored after).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,16 +29,25 @@ static struct gpuar_cuda *gcu_of(struct gv_backend *b)
 	return (struct gpuar_cuda *)b;
 }
 
-/* Make the primary context current for one call; pop it after. */
+/*
+ * Make the primary context current for one call and the thread's capture
+ * mode relaxed ("not prohibited from potentially unsafe API calls", CUDA
+ * Driver API, cuThreadExchangeStreamCaptureMode); undo both after.
+ */
 static gcu_result gcu_enter(struct gpuar_cuda *cu)
 {
-	return cu->drv.api.cuCtxPushCurrent(cu->ctx);
+	gcu_result rc = cu->drv.api.cuCtxPushCurrent(cu->ctx);
+
+	if (!rc)
+		gv_capture_relax(cu->drv.api.cuThreadExchangeStreamCaptureMode);
+	return rc;
 }
 
 static void gcu_leave(struct gpuar_cuda *cu)
 {
 	gcu_context popped;
 
+	gv_capture_restore(cu->drv.api.cuThreadExchangeStreamCaptureMode);
 	cu->drv.api.cuCtxPopCurrent(&popped);
 }
 
@@ -87,12 +100,22 @@ static unsigned int gcu_page_unregister(struct gv_backend *b, void *page)
 	return rc;
 }
 
+/* What a graph capture forbade or broke (CUDA_ERROR_STREAM_CAPTURE_*,
+ * 900-908): neither done nor failed, ask again later. */
+static bool gcu_not_now(unsigned int status)
+{
+	return status >= GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED &&
+	       status <= GCU_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+}
+
 static int gcu_stream_admit(struct gv_backend *b, void *stream,
-			    struct gpuar_error *diag)
+			    struct gv_stream_id *id, struct gpuar_error *diag)
 {
 	struct gpuar_cuda *cu = gcu_of(b);
+	const struct gcu_api *api = &cu->drv.api;
 	gcu_context owner = NULL;
 	unsigned int capture = GCU_STREAM_CAPTURE_STATUS_NONE;
+	unsigned long long sid = 0;
 	gcu_result rc;
 
 	if (!stream)
@@ -101,15 +124,30 @@ static int gcu_stream_admit(struct gv_backend *b, void *stream,
 			       "per-thread default stream depending on how the "
 			       "caller was compiled; pass CU_STREAM_LEGACY or "
 			       "CU_STREAM_PER_THREAD");
+	/* One handle, a different stream in each thread: without stream ids
+	 * two threads' stores into one slot could not be told apart. */
+	if (stream == GCU_STREAM_PER_THREAD && !api->cuStreamGetId)
+		return gv_fail(b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "CU_STREAM_PER_THREAD refused: the driver has no "
+			       "cuStreamGetId (CUDA 12.0) to tell one thread's "
+			       "stream from another's; pass a created stream");
 	rc = gcu_enter(cu);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "cuCtxPushCurrent");
-	rc = cu->drv.api.cuStreamGetCtx(stream, &owner);
+	rc = api->cuStreamGetCtx(stream, &owner);
 	if (!rc && owner == cu->ctx)
-		rc = cu->drv.api.cuStreamIsCapturing(stream, &capture);
+		rc = api->cuStreamIsCapturing(stream, &capture);
+	if (!rc && owner == cu->ctx && capture == GCU_STREAM_CAPTURE_STATUS_NONE &&
+	    api->cuStreamGetId)
+		rc = api->cuStreamGetId(stream, &sid);
 	gcu_leave(cu);
+	if (rc && gcu_not_now(rc))
+		return gv_fail(b, diag, EBUSY, rc,
+			       "a graph capture in progress forbade asking "
+			       "about stream %p; record after it ends", stream);
 	if (rc)
-		return gv_vendor_fail(b, diag, rc, "cuStreamGetCtx/IsCapturing");
+		return gv_vendor_fail(b, diag, rc,
+				      "cuStreamGetCtx/IsCapturing/GetId");
 	if (owner != cu->ctx)
 		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
 			       "stream %p belongs to another context, not device "
@@ -118,10 +156,25 @@ static int gcu_stream_admit(struct gv_backend *b, void *stream,
 		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
 			       "stream %p is being captured into a graph "
 			       "(cuStreamIsCapturing: %s); record after the "
-			       "capture ends", stream,
+			       "capture ends, or put the completion in the graph "
+			       "(gpuar_cuda_graph_add_completion)", stream,
 			       capture == GCU_STREAM_CAPTURE_STATUS_ACTIVE ?
 			       "active" : "invalidated");
+	id->key = api->cuStreamGetId ? (uint64_t)sid : (uint64_t)(uintptr_t)stream;
+	id->thread_relative = stream == GCU_STREAM_PER_THREAD;
 	return 0;
+}
+
+/* The backend's store: a system-scope barrier, then the 64-bit write. */
+static void gcu_store_ops(gcu_mem_op ops[2], uint64_t devaddr, uint64_t value)
+{
+	memset(ops, 0, 2 * sizeof(ops[0]));
+	ops[0].memory_barrier.operation = GCU_STREAM_MEM_OP_BARRIER;
+	ops[0].memory_barrier.flags = GCU_STREAM_MEMORY_BARRIER_TYPE_SYS;
+	ops[1].write_value.operation = GCU_STREAM_MEM_OP_WRITE_VALUE_64;
+	ops[1].write_value.address = devaddr;
+	ops[1].write_value.value64 = value;
+	ops[1].write_value.flags = GCU_STREAM_WRITE_VALUE_DEFAULT;
 }
 
 static unsigned int gcu_stream_call(struct gv_backend *b, enum gv_stream_op op,
@@ -130,16 +183,17 @@ static unsigned int gcu_stream_call(struct gv_backend *b, enum gv_stream_op op,
 {
 	struct gpuar_cuda *cu = gcu_of(b);
 	const struct gcu_api *api = &cu->drv.api;
+	gcu_mem_op ops[2];
 	gcu_result rc = gcu_enter(cu);
 
 	if (rc)
 		return rc;
 	switch (op) {
 	case GV_WRITE_VALUE:
-		/* The default flags keep the memory barrier: never
-		 * NO_MEMORY_BARRIER. */
-		rc = api->cuStreamWriteValue64(stream, devaddr, value,
-					       GCU_STREAM_WRITE_VALUE_DEFAULT);
+		/* The v2 write documents no fence of its own: the barrier
+		 * makes the stream's earlier writes visible first. */
+		gcu_store_ops(ops, devaddr, value);
+		rc = api->cuStreamBatchMemOp(stream, 2, ops, 0);
 		break;
 	case GV_WAIT_VALUE:
 		rc = api->cuStreamWaitValue64(stream, devaddr, value,
@@ -151,9 +205,36 @@ static unsigned int gcu_stream_call(struct gv_backend *b, enum gv_stream_op op,
 	case GV_SYNCHRONIZE:
 		rc = api->cuStreamSynchronize(stream);
 		break;
+	case GV_WAIT_EVENT:
+		rc = api->cuStreamWaitEvent(stream, (gcu_event)(uintptr_t)value, 0);
+		break;
 	}
 	gcu_leave(cu);
 	return rc;
+}
+
+static unsigned int gcu_stream_create(struct gv_backend *b, void **stream)
+{
+	struct gpuar_cuda *cu = gcu_of(b);
+	gcu_stream s = NULL;
+	gcu_result rc = gcu_enter(cu);
+
+	if (rc)
+		return rc;
+	rc = cu->drv.api.cuStreamCreate(&s, GCU_STREAM_NON_BLOCKING);
+	gcu_leave(cu);
+	*stream = s;
+	return rc;
+}
+
+static void gcu_stream_destroy(struct gv_backend *b, void *stream)
+{
+	struct gpuar_cuda *cu = gcu_of(b);
+
+	if (gcu_enter(cu))
+		return;
+	cu->drv.api.cuStreamDestroy(stream);
+	gcu_leave(cu);
 }
 
 static const char *gcu_name(struct gv_backend *b, unsigned int status)
@@ -191,9 +272,12 @@ static const struct gv_ops gcu_ops = {
 	.page_register = gcu_page_register,
 	.page_unregister = gcu_page_unregister,
 	.stream_admit = gcu_stream_admit,
+	.stream_create = gcu_stream_create,
+	.stream_destroy = gcu_stream_destroy,
 	.stream_call = gcu_stream_call,
 	.status_name = gcu_name,
 	.status_sticky = gcu_sticky,
+	.status_not_now = gcu_not_now,
 };
 
 GPUAR_EXPORT int gpuar_cuda_open(struct gpuar_cuda **out, int ordinal,
@@ -253,6 +337,7 @@ GPUAR_EXPORT void gpuar_cuda_close(struct gpuar_cuda *cu)
 {
 	if (!cu)
 		return;
+	gv_event_streams_destroy(&cu->gv);
 	cu->drv.api.cuDevicePrimaryCtxRelease(cu->device);
 	/* A leaked line still points into the driver: keep it loaded. */
 	if (!cu->gv.leaked_lines)
@@ -356,4 +441,125 @@ GPUAR_EXPORT int gpuar_cuda_wait(struct gpuar_waiter *waiter,
 	if (!src || !gcu_line_ours(src->line))
 		return gv_refuse(diag, "source");
 	return gv_wait(waiter, src, plan, point, user_data, rec, diag);
+}
+
+GPUAR_EXPORT int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
+					struct CUevent_st *event,
+					const struct gpuar_plan *plan, uint64_t point,
+					uint64_t user_data, uint64_t *target,
+					struct gpuar_error *diag)
+{
+	GCU_LINE_CHECK(line);
+	return gv_await_event(line, slot, event, plan, point, user_data, target,
+			      diag);
+}
+
+/* ------------------------------------------------------------- graphs */
+
+static int gcu_graph_support(struct gpuar_cuda *cu, struct gpuar_error *diag)
+{
+	const struct gcu_api *api = &cu->drv.api;
+
+	if (api->cuGraphAddBatchMemOpNode && api->cuGraphExecBatchMemOpNodeSetParams &&
+	    api->cuGraphLaunch)
+		return 0;
+	return gv_fail(&cu->gv, diag, EOPNOTSUPP, GV_NO_VENDOR_STATUS,
+		       "the driver lacks graph memop nodes "
+		       "(cuGraphAddBatchMemOpNode, cuGraphExecBatchMemOpNodeSetParams, "
+		       "cuGraphLaunch: CUDA 11.7); record after cuGraphLaunch");
+}
+
+GPUAR_EXPORT int gpuar_cuda_graph_add_completion(struct gpuar_vendor_line *line,
+						 uint32_t slot, struct CUgraph_st *graph,
+						 struct CUgraphNode_st *const *deps,
+						 size_t ndeps,
+						 struct CUgraphNode_st **node,
+						 struct gpuar_error *diag)
+{
+	struct gpuar_cuda *cu;
+	gcu_mem_op ops[2];
+	gcu_mem_op_node_params params;
+	gcu_result rc;
+
+	gv_diag_clear(diag);
+	GCU_LINE_CHECK(line);
+	cu = gcu_of(line->b);
+	if (slot >= GPUAR_LINE_SLOTS || !graph || !node || (ndeps && !deps))
+		return gv_fail(&cu->gv, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "graph_add_completion needs a slot below %d, a "
+			       "graph, a node pointer and its dependencies",
+			       GPUAR_LINE_SLOTS);
+	rc = gcu_graph_support(cu, diag);
+	if (rc)
+		return rc;
+	/* The value is patched at every launch; until then the node would
+	 * store the slot's current number, which moves nothing. */
+	gcu_store_ops(ops, line->devaddr + slot * sizeof(uint64_t),
+		      gpuar_vendor_line_sequence(line, slot));
+	params = (gcu_mem_op_node_params){ .ctx = cu->ctx, .count = 2,
+					   .ops = ops };
+	rc = gcu_enter(cu);
+	if (!rc) {
+		rc = cu->drv.api.cuGraphAddBatchMemOpNode(node, graph,
+			(const gcu_graph_node *)deps, ndeps, &params);
+		gcu_leave(cu);
+	}
+	return rc ? gv_vendor_fail(&cu->gv, diag, rc, "cuGraphAddBatchMemOpNode") : 0;
+}
+
+struct gcu_graph_launch {
+	gcu_graph_exec exec;
+	gcu_graph_node node;
+};
+
+/* The record's store: patch the node of this executable graph with the
+ * slot's next number, then launch it ("the modifications only affect
+ * future launches"; launches already enqueued keep their own number). */
+static unsigned int gcu_graph_store(struct gv_backend *b, void *stream,
+				    uint64_t devaddr, uint64_t value, void *arg)
+{
+	struct gpuar_cuda *cu = gcu_of(b);
+	struct gcu_graph_launch *g = arg;
+	gcu_mem_op ops[2];
+	gcu_mem_op_node_params params = { .ctx = cu->ctx, .count = 2, .ops = ops };
+	gcu_result rc;
+
+	gcu_store_ops(ops, devaddr, value);
+	rc = gcu_enter(cu);
+	if (rc)
+		return rc;
+	rc = cu->drv.api.cuGraphExecBatchMemOpNodeSetParams(g->exec, g->node,
+							    &params);
+	if (!rc)
+		rc = cu->drv.api.cuGraphLaunch(g->exec, stream);
+	gcu_leave(cu);
+	return rc;
+}
+
+GPUAR_EXPORT int gpuar_cuda_graph_launch(struct gpuar_vendor_line *line, uint32_t slot,
+					 struct CUgraphExec_st *exec,
+					 struct CUgraphNode_st *node,
+					 struct CUstream_st *stream,
+					 const struct gpuar_plan *plan, uint64_t point,
+					 uint64_t user_data, uint64_t *target,
+					 struct gpuar_error *diag)
+{
+	struct gcu_graph_launch g = { .exec = exec, .node = node };
+	struct gv_store store = { .enqueue = gcu_graph_store, .arg = &g };
+	int rc;
+
+	gv_diag_clear(diag);
+	GCU_LINE_CHECK(line);
+	rc = gcu_graph_support(gcu_of(line->b), diag);
+	if (rc)
+		return rc;
+	if (!exec || !node)
+		return gv_fail(line->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "graph_launch needs an executable graph and its "
+			       "completion node");
+	if (!plan)
+		return gv_record_store(line, slot, stream, &store, NULL, target,
+				       diag);
+	return gv_await_store(line, slot, stream, &store, plan, point,
+			      user_data, target, diag);
 }

@@ -48,6 +48,7 @@ CHECK_VALUE(GCU_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_NO_BINARY_FOR_GPU);
 CHECK_VALUE(GCU_ERROR_INVALID_PTX, CUDA_ERROR_INVALID_PTX);
 CHECK_VALUE(GCU_ERROR_UNSUPPORTED_PTX_VERSION, CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
 CHECK_VALUE(GCU_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_HANDLE);
+CHECK_VALUE(GCU_ERROR_ILLEGAL_STATE, CUDA_ERROR_ILLEGAL_STATE);
 CHECK_VALUE(GCU_ERROR_NOT_FOUND, CUDA_ERROR_NOT_FOUND);
 CHECK_VALUE(GCU_ERROR_NOT_READY, CUDA_ERROR_NOT_READY);
 CHECK_VALUE(GCU_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -128,3 +129,50 @@ CHECK_FN(cuEventCreate, cuEventCreate);
 CHECK_FN(cuEventRecord, cuEventRecord);
 CHECK_FN(cuEventSynchronize, cuEventSynchronize);
 CHECK_FN(cuEventDestroy_v2, cuEventDestroy_v2);
+
+CHECK_VALUE(GCU_ERROR_STREAM_CAPTURE_INVALIDATED,
+	    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+CHECK_VALUE(GCU_ERROR_STREAM_CAPTURE_IMPLICIT, CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+CHECK_VALUE(GCU_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+	    CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+CHECK_VALUE(GCU_STREAM_MEM_OP_WAIT_VALUE_64, CU_STREAM_MEM_OP_WAIT_VALUE_64);
+CHECK_VALUE(GCU_STREAM_MEM_OP_WRITE_VALUE_64, CU_STREAM_MEM_OP_WRITE_VALUE_64);
+CHECK_VALUE(GCU_STREAM_MEM_OP_BARRIER, CU_STREAM_MEM_OP_BARRIER);
+CHECK_VALUE(GCU_STREAM_MEMORY_BARRIER_TYPE_SYS, CU_STREAM_MEMORY_BARRIER_TYPE_SYS);
+CHECK_VALUE(GCU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_GLOBAL);
+CHECK_VALUE(GCU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+CHECK_VALUE(GCU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED);
+_Static_assert(SAME_TYPE(gcu_graph, CUgraph), "CUgraph");
+_Static_assert(SAME_TYPE(gcu_graph_node, CUgraphNode), "CUgraphNode");
+_Static_assert(SAME_TYPE(gcu_graph_exec, CUgraphExec), "CUgraphExec");
+
+/* The batch-op union and node parameters are the backend's own types (so
+ * the function-pointer types take void *): their layout must match. */
+#define CHECK_AT(mine, real, field_m, field_r)                                \
+	_Static_assert(__builtin_offsetof(mine, field_m) ==                    \
+		       __builtin_offsetof(real, field_r), #field_m)
+_Static_assert(sizeof(gcu_mem_op) == sizeof(CUstreamBatchMemOpParams),
+	       "CUstreamBatchMemOpParams size");
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, write_value.address,
+	 writeValue.address);
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, write_value.value64,
+	 writeValue.value64);
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, write_value.flags,
+	 writeValue.flags);
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, write_value.address,
+	 waitValue.address);
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, write_value.value64,
+	 waitValue.value64);
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, write_value.flags,
+	 waitValue.flags);
+CHECK_AT(gcu_mem_op, CUstreamBatchMemOpParams, memory_barrier.flags,
+	 memoryBarrier.flags);
+_Static_assert(sizeof(gcu_mem_op_node_params) ==
+	       sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS), "node params size");
+CHECK_AT(gcu_mem_op_node_params, CUDA_BATCH_MEM_OP_NODE_PARAMS, count, count);
+CHECK_AT(gcu_mem_op_node_params, CUDA_BATCH_MEM_OP_NODE_PARAMS, ops, paramArray);
+CHECK_AT(gcu_mem_op_node_params, CUDA_BATCH_MEM_OP_NODE_PARAMS, flags, flags);
+CHECK_FN(cuStreamWaitEvent, cuStreamWaitEvent);
+CHECK_FN(cuStreamGetId, cuStreamGetId);
+CHECK_FN(cuThreadExchangeStreamCaptureMode, cuThreadExchangeStreamCaptureMode);
+CHECK_FN(cuGraphLaunch, cuGraphLaunch);

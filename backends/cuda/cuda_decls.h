@@ -31,6 +31,9 @@ typedef struct CUstream_st *gcu_stream;
 typedef struct CUmod_st *gcu_module;
 typedef struct CUfunc_st *gcu_function;
 typedef struct CUevent_st *gcu_event;
+typedef struct CUgraph_st *gcu_graph;
+typedef struct CUgraphNode_st *gcu_graph_node;
+typedef struct CUgraphExec_st *gcu_graph_exec;
 
 /* CUresult values the backend branches on or names. */
 enum {
@@ -49,6 +52,7 @@ enum {
 	GCU_ERROR_INVALID_PTX = 218,
 	GCU_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 	GCU_ERROR_INVALID_HANDLE = 400,
+	GCU_ERROR_ILLEGAL_STATE = 401,
 	GCU_ERROR_NOT_FOUND = 500,
 	GCU_ERROR_NOT_READY = 600,
 	GCU_ERROR_ILLEGAL_ADDRESS = 700,
@@ -62,7 +66,11 @@ enum {
 	GCU_ERROR_INVALID_PC = 718,
 	GCU_ERROR_LAUNCH_FAILED = 719,
 	GCU_ERROR_NOT_SUPPORTED = 801,
+	/* 900-908: what a graph capture forbids or breaks. */
 	GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	GCU_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+	GCU_ERROR_STREAM_CAPTURE_IMPLICIT = 906,
+	GCU_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
 	GCU_ERROR_UNKNOWN = 999,
 };
 
@@ -83,8 +91,56 @@ enum { GCU_STREAM_DEFAULT = 0x0, GCU_STREAM_NON_BLOCKING = 0x1 };
 /* CUstreamWaitValue_flags: GEQ compares in wrapping order,
  * (int64_t)(*addr - value) >= 0, the same rule as gpuar_reached(). */
 enum { GCU_STREAM_WAIT_VALUE_GEQ = 0x0 };
-/* CUstreamWriteValue_flags: the default keeps the memory barrier. */
+/* CUstreamWriteValue_flags. The v2 API supports only the default:
+ * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER "is not supported in the v2
+ * API", and v2 promises no fence of its own (see gcu_mem_op). */
 enum { GCU_STREAM_WRITE_VALUE_DEFAULT = 0x0 };
+
+/* CUstreamBatchMemOpType and CUstreamMemoryBarrier_flags */
+enum {
+	GCU_STREAM_MEM_OP_WAIT_VALUE_64 = 4,
+	GCU_STREAM_MEM_OP_WRITE_VALUE_64 = 5,
+	GCU_STREAM_MEM_OP_BARRIER = 6,
+};
+enum { GCU_STREAM_MEMORY_BARRIER_TYPE_SYS = 0x0 };
+
+/*
+ * CUstreamBatchMemOpParams (48 bytes; cuda_decl_check.c asserts the
+ * layout). The backend's store is a batch of two: a system-scope
+ * CU_STREAM_MEM_OP_BARRIER ("only supported in the _v2 API"), then the
+ * 64-bit write, so the stream's earlier writes are visible before the word
+ * is (the v1 write's implicit fence is not documented for v2).
+ */
+typedef union {
+	unsigned int operation;
+	struct {
+		unsigned int operation;
+		gcu_deviceptr address;
+		gcu_u64 value64;
+		unsigned int flags;
+		gcu_deviceptr alias;
+	} write_value;		/* also the layout of waitValue */
+	struct {
+		unsigned int operation;
+		unsigned int flags;
+	} memory_barrier;
+	gcu_u64 pad[6];
+} gcu_mem_op;
+
+/* CUDA_BATCH_MEM_OP_NODE_PARAMS (v1: cuGraphAddBatchMemOpNode) */
+typedef struct {
+	gcu_context ctx;
+	unsigned int count;
+	gcu_mem_op *ops;
+	unsigned int flags;
+} gcu_mem_op_node_params;
+
+/* CUstreamCaptureMode */
+enum {
+	GCU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+	GCU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+	GCU_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
 
 /* CUstreamCaptureStatus */
 enum {
@@ -149,6 +205,29 @@ typedef gcu_result (*gcu_fn_cuStreamWaitValue64_v2)(gcu_stream stream,
 						     unsigned int flags);
 typedef gcu_result (*gcu_fn_cuStreamQuery)(gcu_stream stream);
 typedef gcu_result (*gcu_fn_cuStreamSynchronize)(gcu_stream stream);
+/* The batch takes gcu_mem_op (CUstreamBatchMemOpParams) elements. */
+typedef gcu_result (*gcu_fn_cuStreamBatchMemOp_v2)(gcu_stream stream,
+						    unsigned int count,
+						    void *ops,
+						    unsigned int flags);
+typedef gcu_result (*gcu_fn_cuStreamWaitEvent)(gcu_stream stream,
+					        gcu_event event,
+					        unsigned int flags);
+/* CUDA 12.0: an id unique for the life of the process, resolving
+ * CU_STREAM_PER_THREAD to the calling thread's stream. */
+typedef gcu_result (*gcu_fn_cuStreamGetId)(gcu_stream stream,
+					    unsigned long long *id);
+typedef gcu_result (*gcu_fn_cuThreadExchangeStreamCaptureMode)(unsigned int *mode);
+/* Graph memop nodes (CUDA 11.7); params are gcu_mem_op_node_params. */
+typedef gcu_result (*gcu_fn_cuGraphAddBatchMemOpNode)(gcu_graph_node *node,
+						       gcu_graph graph,
+						       const gcu_graph_node *deps,
+						       size_t ndeps,
+						       const void *params);
+typedef gcu_result (*gcu_fn_cuGraphExecBatchMemOpNodeSetParams)(
+	gcu_graph_exec exec, gcu_graph_node node, const void *params);
+typedef gcu_result (*gcu_fn_cuGraphLaunch)(gcu_graph_exec exec,
+					    gcu_stream stream);
 
 /*
  * Entry points the backend does not use, resolved for gpuar-bench's CUDA

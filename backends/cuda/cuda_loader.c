@@ -8,8 +8,9 @@
  * which picks the right versioned implementation of each base name; older
  * drivers lack it, and there the versioned symbols (_v2) are taken by
  * dlsym. Either way, a missing entry point is an error that names it,
- * except for the optional ones (used by gpuar-bench, not by the backend),
- * which are left NULL so the library never requires more than it calls.
+ * except for the optional ones (newer than the backend's floor, or used by
+ * gpuar-bench only), which are left NULL so the library never requires
+ * more than it calls.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,6 +53,13 @@ static const struct gcu_entry {
 	E(cuStreamWaitValue64, "cuStreamWaitValue64_v2"),
 	E(cuStreamQuery, "cuStreamQuery"),
 	E(cuStreamSynchronize, "cuStreamSynchronize"),
+	E(cuStreamBatchMemOp, "cuStreamBatchMemOp_v2"),
+	E(cuStreamWaitEvent, "cuStreamWaitEvent"),
+	OPT(cuStreamGetId, "cuStreamGetId"),
+	OPT(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode"),
+	OPT(cuGraphAddBatchMemOpNode, "cuGraphAddBatchMemOpNode"),
+	OPT(cuGraphExecBatchMemOpNodeSetParams, "cuGraphExecBatchMemOpNodeSetParams"),
+	OPT(cuGraphLaunch, "cuGraphLaunch"),
 	OPT(cuDeviceGetName, "cuDeviceGetName"),
 	OPT(cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2"),
 	OPT(cuModuleLoadData, "cuModuleLoadData"),
@@ -135,7 +143,10 @@ int gcu_load(struct gcu_loaded *l, struct gv_load_error *why)
 	if (!name || !*name)
 		name = GCU_DEFAULT_LIBRARY;
 	snprintf(l->library, sizeof(l->library), "%s", name);
-	l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	/* Never unmapped, even once closed: after cuInit the driver runs
+	 * threads and exit handlers of its own, and error names it gave out
+	 * stay in use. */
+	l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!l->dl)
 		return gv_load_fail(why, ENOENT, GV_NO_VENDOR_STATUS,
 				    "cannot load the CUDA driver %s: %s", name,

@@ -31,6 +31,19 @@ struct gcu_api {
 	gcu_fn_cuStreamWaitValue64_v2 cuStreamWaitValue64;
 	gcu_fn_cuStreamQuery cuStreamQuery;
 	gcu_fn_cuStreamSynchronize cuStreamSynchronize;
+	gcu_fn_cuStreamBatchMemOp_v2 cuStreamBatchMemOp;
+	gcu_fn_cuStreamWaitEvent cuStreamWaitEvent;
+	/*
+	 * Optional, used by the backend where the driver has them (NULL
+	 * otherwise): stream ids (12.0; without them the per-thread default
+	 * stream handle is refused), the thread's capture mode, and graph
+	 * memop nodes (gpuar_cuda_graph_* refuse without them).
+	 */
+	gcu_fn_cuStreamGetId cuStreamGetId;
+	gcu_fn_cuThreadExchangeStreamCaptureMode cuThreadExchangeStreamCaptureMode;
+	gcu_fn_cuGraphAddBatchMemOpNode cuGraphAddBatchMemOpNode;
+	gcu_fn_cuGraphExecBatchMemOpNodeSetParams cuGraphExecBatchMemOpNodeSetParams;
+	gcu_fn_cuGraphLaunch cuGraphLaunch;
 	/*
 	 * Optional: not used by the backend, resolved for gpuar-bench's CUDA
 	 * producer; NULL where the driver lacks them (the user must check).

@@ -2,7 +2,9 @@
 /*
  * The HIP backend: the vendor calls behind the shared line, await and
  * source logic (backends/vendor), each made with the backend's device
- * current and the caller's current device restored afterwards.
+ * current and the caller's current device restored afterwards, and in
+ * the relaxed capture mode where the runtime has
+ * hipThreadExchangeStreamCaptureMode (vendor_capture.c says why).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ struct gpuar_hip {
 	struct gv_backend gv;	/* first: the ops get it back by a cast */
 	struct ghip_loaded rt;
 	int device;
+	bool can_wait_value;	/* hipDeviceAttributeCanUseStreamWaitValue */
 };
 
 static struct gpuar_hip *ghip_of(struct gv_backend *b)
@@ -29,14 +32,16 @@ static ghip_error ghip_enter(struct gpuar_hip *h, int *saved)
 {
 	ghip_error rc = h->rt.api.hipGetDevice(saved);
 
-	if (rc)
-		return rc;
-	return *saved == h->device ? GHIP_SUCCESS :
-				     h->rt.api.hipSetDevice(h->device);
+	if (!rc && *saved != h->device)
+		rc = h->rt.api.hipSetDevice(h->device);
+	if (!rc)
+		gv_capture_relax(h->rt.api.hipThreadExchangeStreamCaptureMode);
+	return rc;
 }
 
 static void ghip_leave(struct gpuar_hip *h, int saved)
 {
+	gv_capture_restore(h->rt.api.hipThreadExchangeStreamCaptureMode);
 	if (saved != h->device)
 		h->rt.api.hipSetDevice(saved);
 }
@@ -89,11 +94,20 @@ static unsigned int ghip_page_unregister(struct gv_backend *b, void *page)
 	return rc;
 }
 
+/* What a graph capture forbade or broke (900-908, as CUDA's). */
+static bool ghip_not_now(unsigned int status)
+{
+	return status >= GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED &&
+	       status <= GHIP_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+}
+
 static int ghip_stream_admit(struct gv_backend *b, void *stream,
-			     struct gpuar_error *diag)
+			     struct gv_stream_id *id, struct gpuar_error *diag)
 {
 	struct gpuar_hip *h = ghip_of(b);
+	const struct ghip_api *api = &h->rt.api;
 	unsigned int capture = GHIP_STREAM_CAPTURE_STATUS_NONE;
+	unsigned long long sid = 0;
 	int owner = h->device, saved;
 	ghip_error rc;
 
@@ -103,16 +117,31 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 			       "legacy or the per-thread default stream depending "
 			       "on how the caller was compiled; pass "
 			       "hipStreamPerThread or a created stream");
+	/* One handle, a different stream in each thread: without stream ids
+	 * two threads' stores into one slot could not be told apart. */
+	if (stream == GHIP_STREAM_PER_THREAD && !api->hipStreamGetId)
+		return gv_fail(b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "hipStreamPerThread refused: the runtime has no "
+			       "hipStreamGetId to tell one thread's stream from "
+			       "another's; pass a created stream");
 	rc = ghip_enter(h, &saved);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "hipSetDevice");
-	if (h->rt.api.hipStreamGetDevice && stream != GHIP_STREAM_PER_THREAD)
-		rc = h->rt.api.hipStreamGetDevice(stream, &owner);
+	if (api->hipStreamGetDevice && stream != GHIP_STREAM_PER_THREAD)
+		rc = api->hipStreamGetDevice(stream, &owner);
 	if (!rc && owner == h->device)
-		rc = h->rt.api.hipStreamIsCapturing(stream, &capture);
+		rc = api->hipStreamIsCapturing(stream, &capture);
+	if (!rc && owner == h->device && capture == GHIP_STREAM_CAPTURE_STATUS_NONE &&
+	    api->hipStreamGetId)
+		rc = api->hipStreamGetId(stream, &sid);
 	ghip_leave(h, saved);
+	if (rc && ghip_not_now(rc))
+		return gv_fail(b, diag, EBUSY, rc,
+			       "a graph capture in progress forbade asking "
+			       "about stream %p; record after it ends", stream);
 	if (rc)
-		return gv_vendor_fail(b, diag, rc, "hipStreamGetDevice/IsCapturing");
+		return gv_vendor_fail(b, diag, rc,
+				      "hipStreamGetDevice/IsCapturing/GetId");
 	if (owner != h->device)
 		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
 			       "stream %p belongs to device %d, not device %d",
@@ -124,6 +153,8 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 			       "capture ends", stream,
 			       capture == GHIP_STREAM_CAPTURE_STATUS_ACTIVE ?
 			       "active" : "invalidated");
+	id->key = api->hipStreamGetId ? (uint64_t)sid : (uint64_t)(uintptr_t)stream;
+	id->thread_relative = stream == GHIP_STREAM_PER_THREAD;
 	return 0;
 }
 
@@ -155,9 +186,38 @@ static unsigned int ghip_stream_call(struct gv_backend *b, enum gv_stream_op op,
 	case GV_SYNCHRONIZE:
 		rc = api->hipStreamSynchronize(stream);
 		break;
+	case GV_WAIT_EVENT:
+		rc = api->hipStreamWaitEvent(stream, (ghip_event)(uintptr_t)value, 0);
+		break;
 	}
 	ghip_leave(h, saved);
 	return rc;
+}
+
+static unsigned int ghip_stream_create(struct gv_backend *b, void **stream)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	ghip_stream s = NULL;
+	int saved;
+	ghip_error rc = ghip_enter(h, &saved);
+
+	if (rc)
+		return rc;
+	rc = h->rt.api.hipStreamCreateWithFlags(&s, GHIP_STREAM_NON_BLOCKING);
+	ghip_leave(h, saved);
+	*stream = s;
+	return rc;
+}
+
+static void ghip_stream_destroy(struct gv_backend *b, void *stream)
+{
+	struct gpuar_hip *h = ghip_of(b);
+	int saved;
+
+	if (ghip_enter(h, &saved))
+		return;
+	h->rt.api.hipStreamDestroy(stream);
+	ghip_leave(h, saved);
 }
 
 static const char *ghip_name(struct gv_backend *b, unsigned int status)
@@ -182,9 +242,12 @@ static const struct gv_ops ghip_ops = {
 	.page_register = ghip_page_register,
 	.page_unregister = ghip_page_unregister,
 	.stream_admit = ghip_stream_admit,
+	.stream_create = ghip_stream_create,
+	.stream_destroy = ghip_stream_destroy,
 	.stream_call = ghip_stream_call,
 	.status_name = ghip_name,
 	.status_sticky = ghip_sticky,
+	.status_not_now = ghip_not_now,
 };
 
 GPUAR_EXPORT int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
@@ -192,7 +255,7 @@ GPUAR_EXPORT int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
 {
 	struct gv_load_error why = { 0 };
 	struct gpuar_hip *h;
-	int count = 0;
+	int count = 0, wait_value = 0;
 	ghip_error rc;
 	int err;
 
@@ -218,6 +281,11 @@ GPUAR_EXPORT int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
 		ghip_unload(&h->rt);
 		goto fail;
 	}
+	/* hipStreamWaitValue64 needs the device's support (HIP API,
+	 * "Stream Memory Operations"); recording does not. */
+	rc = h->rt.api.hipDeviceGetAttribute(&wait_value,
+		GHIP_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE, ordinal);
+	h->can_wait_value = !rc && wait_value;
 	*out = h;
 	return 0;
 fail:
@@ -230,6 +298,7 @@ GPUAR_EXPORT void gpuar_hip_close(struct gpuar_hip *h)
 {
 	if (!h)
 		return;
+	gv_event_streams_destroy(&h->gv);
 	if (!h->gv.leaked_lines)
 		ghip_unload(&h->rt);
 	gv_backend_destroy(&h->gv);
@@ -306,7 +375,24 @@ GPUAR_EXPORT int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint
 					    struct gpuar_error *diag)
 {
 	GHIP_LINE_CHECK(line);
+	gv_diag_clear(diag);
+	if (!ghip_of(line->b)->can_wait_value)
+		return gv_fail(line->b, diag, EOPNOTSUPP, GV_NO_VENDOR_STATUS,
+			       "device %d cannot wait on a value "
+			       "(hipDeviceAttributeCanUseStreamWaitValue = 0)",
+			       line->b->device);
 	return gv_stream_wait_word(line, slot, stream, target, diag);
+}
+
+GPUAR_EXPORT int gpuar_hip_await_event(struct gpuar_vendor_line *line, uint32_t slot,
+				       struct ihipEvent_t *event,
+				       const struct gpuar_plan *plan, uint64_t point,
+				       uint64_t user_data, uint64_t *target,
+				       struct gpuar_error *diag)
+{
+	GHIP_LINE_CHECK(line);
+	return gv_await_event(line, slot, event, plan, point, user_data, target,
+			      diag);
 }
 
 GPUAR_EXPORT int gpuar_hip_source_init(struct gpuar_vendor_source *src,

@@ -69,3 +69,12 @@ CHECK_FN(hipStreamSynchronize);
 CHECK_FN(hipStreamWriteValue64);
 CHECK_FN(hipStreamWaitValue64);
 CHECK_FN(hipStreamIsCapturing);
+CHECK_FN(hipRuntimeGetVersion);
+CHECK_FN(hipStreamWaitEvent);
+CHECK_FN(hipDeviceGetAttribute);
+CHECK_FN(hipThreadExchangeStreamCaptureMode);
+CHECK_VALUE(GHIP_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE,
+	    hipDeviceAttributeCanUseStreamWaitValue);
+CHECK_VALUE(GHIP_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+	    hipErrorStreamCaptureWrongThread);
+_Static_assert(SAME_TYPE(ghip_event, hipEvent_t), "hipEvent_t");

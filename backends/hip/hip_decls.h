@@ -10,9 +10,10 @@
  *  - hipStreamWaitValue64 with hipStreamWaitValueGte compares
  *    (*ptr & mask) >= value as plain unsigned integers, not in CUDA's
  *    wrapping order: a counter that wraps past 2^64 stalls such a wait.
- *  - hipDeviceAttribute_t values are renumbered between HIP releases, so
- *    the backend asks no device attribute: an unsupported operation is
- *    reported by the call that needs it.
+ *  - hipDeviceAttribute_t values are renumbered between HIP releases in
+ *    the CUDA-compatible range; the backend asks one attribute only, from
+ *    the AMD-specific range, whose value (10013) is the same in HIP 5.2's
+ *    header (checked by hip_decl_check.c) and ROCm 6 and 7's.
  */
 #ifndef GPUAR_BACKENDS_HIP_DECLS_H
 #define GPUAR_BACKENDS_HIP_DECLS_H
@@ -23,6 +24,7 @@
 /* hipError_t is an enum with no negative values: unsigned int on Linux. */
 typedef unsigned int ghip_error;
 typedef struct ihipStream_t *ghip_stream;
+typedef struct ihipEvent_t *ghip_event;
 
 enum {
 	GHIP_SUCCESS = 0,
@@ -37,9 +39,25 @@ enum {
 	GHIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
 	GHIP_ERROR_LAUNCH_FAILURE = 719,
 	GHIP_ERROR_NOT_SUPPORTED = 801,
+	/* 900-908: what a graph capture forbids or breaks (as CUDA's). */
 	GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	GHIP_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
 	GHIP_ERROR_UNKNOWN = 999,
 };
+
+/* hipDeviceAttributeCanUseStreamWaitValue: hipStreamWaitValue* works on
+ * the device ("'1' if Device supports hipStreamWaitValue32() and
+ * hipStreamWaitValue64()", hip_runtime_api.h). */
+#define GHIP_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE 10013
+
+/*
+ * HIP_VERSION as hipRuntimeGetVersion reports it: major * 10000000 +
+ * minor * 100000 + patch. The backend is written to HIP 5.0 to 8.x
+ * (libamdhip64.so.5 to .so.8).
+ */
+#define GHIP_VERSION_MIN 50000000
+#define GHIP_VERSION_END 90000000
+
 
 /* hipStreamPerThread; HIP 5 has no explicit legacy-stream handle. */
 #define GHIP_STREAM_PER_THREAD ((ghip_stream)2)
@@ -91,6 +109,19 @@ typedef ghip_error (*ghip_fn_hipStreamWaitValue64)(ghip_stream stream,
 						   uint64_t mask);
 typedef ghip_error (*ghip_fn_hipStreamIsCapturing)(ghip_stream stream,
 						   unsigned int *status);
+typedef ghip_error (*ghip_fn_hipRuntimeGetVersion)(int *version);
+typedef ghip_error (*ghip_fn_hipDeviceGetAttribute)(int *value,
+						    unsigned int attribute,
+						    int device);
+typedef ghip_error (*ghip_fn_hipStreamWaitEvent)(ghip_stream stream,
+						 ghip_event event,
+						 unsigned int flags);
+/* The calling thread's capture mode (hipStreamCaptureMode), swapped. */
+typedef ghip_error (*ghip_fn_hipThreadExchangeStreamCaptureMode)(unsigned int *mode);
+/* Optional (HIP 6.2 and later): an id per stream, resolving
+ * hipStreamPerThread to the calling thread's stream. */
+typedef ghip_error (*ghip_fn_hipStreamGetId)(ghip_stream stream,
+					     unsigned long long *id);
 /* HIP 6 and later only; without it a foreign stream cannot be detected. */
 typedef ghip_error (*ghip_fn_hipStreamGetDevice)(ghip_stream stream,
 						 int *device);

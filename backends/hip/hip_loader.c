@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The HIP runtime is loaded at run time, newest soname first. HIP exports
- * its entry points unversioned, so dlsym is the resolver; an entry point
- * HIP 5 lacks (hipStreamGetDevice) is optional and its absence only
- * disables what it serves.
+ * The HIP runtime is loaded at run time, newest soname first: ROCm 7
+ * ships libamdhip64.so.7 and newer trees look for .so.8; plain
+ * libamdhip64.so is what a development install (or a ROCm tree added to
+ * the library path) provides. Its symbols carry version nodes (hip_4.2
+ * ... hip_7.x); dlsym takes each symbol's default version, the one a
+ * program linked against that runtime would get. The runtime's
+ * hipRuntimeGetVersion must fall in the range the declarations were
+ * written to (HIP 5.0 to 8.x). Entry points an older HIP lacks
+ * (hipStreamGetDevice, hipStreamGetId) are optional and their absence
+ * only disables what they serve.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,9 +22,17 @@
 #include "hip_loader.h"
 
 static const char *const ghip_sonames[] = {
+	"libamdhip64.so.8",
+	"libamdhip64.so.7",
 	"libamdhip64.so.6",
 	"libamdhip64.so.5",
+	"libamdhip64.so",
 };
+#define GHIP_SONAMES (sizeof(ghip_sonames) / sizeof(ghip_sonames[0]))
+
+/* Never unmapped, even once closed: the runtime runs threads and exit
+ * handlers of its own after hipInit. */
+#define GHIP_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
 
 static const struct ghip_entry {
 	const char *symbol;
@@ -42,7 +56,12 @@ static const struct ghip_entry {
 	E(hipStreamWriteValue64, 0),
 	E(hipStreamWaitValue64, 0),
 	E(hipStreamIsCapturing, 0),
+	E(hipRuntimeGetVersion, 0),
+	E(hipDeviceGetAttribute, 0),
+	E(hipStreamWaitEvent, 0),
 	E(hipStreamGetDevice, 1),
+	E(hipStreamGetId, 1),
+	E(hipThreadExchangeStreamCaptureMode, 1),
 #undef E
 };
 
@@ -54,17 +73,18 @@ int ghip_load(struct ghip_loaded *l, struct gv_load_error *why)
 
 	memset(l, 0, sizeof(*l));
 	if (name && *name) {
-		l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		l->dl = dlopen(name, GHIP_DLOPEN_FLAGS);
 		snprintf(tried, sizeof(tried), "%s: %s", name,
 			 l->dl ? "" : dlerror());
 	} else {
-		for (size_t i = 0; !l->dl && i < 2; i++) {
+		for (size_t i = 0; !l->dl && i < GHIP_SONAMES; i++) {
 			name = ghip_sonames[i];
-			l->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+			l->dl = dlopen(name, GHIP_DLOPEN_FLAGS);
 		}
 		if (!l->dl)
-			snprintf(tried, sizeof(tried), "%s or %s not found",
-				 ghip_sonames[0], ghip_sonames[1]);
+			snprintf(tried, sizeof(tried), "none of %s, .so.7, .so.6, "
+				 ".so.5, %s found", ghip_sonames[0],
+				 ghip_sonames[GHIP_SONAMES - 1]);
 	}
 	if (!l->dl)
 		return gv_load_fail(why, ENOENT, GV_NO_VENDOR_STATUS,
@@ -91,6 +111,16 @@ int ghip_load(struct ghip_loaded *l, struct gv_load_error *why)
 		gv_load_fail(why, none ? ENODEV : EIO, rc,
 			     "hipInit failed in %s%s", l->library,
 			     none ? ": no usable HIP device" : "");
+		goto fail;
+	}
+	rc = l->api.hipRuntimeGetVersion(&l->runtime_version);
+	if (rc || l->runtime_version < GHIP_VERSION_MIN ||
+	    l->runtime_version >= GHIP_VERSION_END) {
+		gv_load_fail(why, rc ? EIO : EOPNOTSUPP, rc ? rc : GV_NO_VENDOR_STATUS,
+			     "%s is HIP runtime version %d; the backend supports "
+			     "%d to %d (HIP 5.0 to 8.x)", l->library,
+			     l->runtime_version, GHIP_VERSION_MIN,
+			     GHIP_VERSION_END - 1);
 		goto fail;
 	}
 	if (l->api.hipDriverGetVersion(&l->driver_version))

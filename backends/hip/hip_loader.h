@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading the HIP runtime at run time: dlopen libamdhip64.so.6, then .so.5
- * (or $GPUAR_HIP_LIBRARY) and resolve the entry points the backend uses.
+ * Loading the HIP runtime at run time: dlopen libamdhip64.so.8, .so.7,
+ * .so.6, .so.5, then plain libamdhip64.so (or $GPUAR_HIP_LIBRARY), check
+ * its version and resolve the entry points the backend uses.
  */
 #ifndef GPUAR_BACKENDS_HIP_LOADER_H
 #define GPUAR_BACKENDS_HIP_LOADER_H
@@ -26,13 +27,20 @@ struct ghip_api {
 	ghip_fn_hipStreamWriteValue64 hipStreamWriteValue64;
 	ghip_fn_hipStreamWaitValue64 hipStreamWaitValue64;
 	ghip_fn_hipStreamIsCapturing hipStreamIsCapturing;
+	ghip_fn_hipRuntimeGetVersion hipRuntimeGetVersion;
+	ghip_fn_hipDeviceGetAttribute hipDeviceGetAttribute;
+	ghip_fn_hipStreamWaitEvent hipStreamWaitEvent;
 	ghip_fn_hipStreamGetDevice hipStreamGetDevice;	/* optional */
+	ghip_fn_hipStreamGetId hipStreamGetId;		/* optional */
+	/* optional: without it, calls run in the caller's capture mode */
+	ghip_fn_hipThreadExchangeStreamCaptureMode hipThreadExchangeStreamCaptureMode;
 };
 
 struct ghip_loaded {
 	void *dl;
 	struct ghip_api api;
 	int driver_version;
+	int runtime_version;	/* HIP_VERSION */
 	char library[256];
 };
 

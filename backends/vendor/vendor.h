@@ -47,10 +47,38 @@ int gv_load_fail(struct gv_load_error *why, int err, unsigned int status,
 
 /* The vendor calls on a stream (struct gv_ops.stream_call). */
 enum gv_stream_op {
-	GV_WRITE_VALUE,	/* store value at devaddr, default memory barrier */
+	/* Store value at devaddr once the stream's earlier work is done and
+	 * its writes are visible to the host (CUDA: an explicit system-scope
+	 * barrier before the write). */
+	GV_WRITE_VALUE,
 	GV_WAIT_VALUE,	/* wait until the word at devaddr reaches value */
 	GV_QUERY,	/* 0 done, not_ready, or an error */
 	GV_SYNCHRONIZE,
+	GV_WAIT_EVENT,	/* later work waits for the event passed as value */
+};
+
+/* What admitting a stream learnt about it (struct gv_ops.stream_admit). */
+struct gv_stream_id {
+	/* Tells streams apart for slot ownership: the driver's stream id
+	 * where it has one (unique for the life of the process, resolving
+	 * a per-thread handle to the calling thread's stream), else the
+	 * handle. */
+	uint64_t key;
+	/* The handle names a different stream in each thread (CUDA's
+	 * CU_STREAM_PER_THREAD, hipStreamPerThread): another thread must
+	 * not ask it for the stream's status. */
+	bool thread_relative;
+};
+
+/*
+ * How a record's store is enqueued: by default (NULL) the backend's
+ * GV_WRITE_VALUE; a graph launch whose memop node stores the value
+ * instead. 0 or a vendor status.
+ */
+struct gv_store {
+	unsigned int (*enqueue)(struct gv_backend *b, void *stream,
+				uint64_t devaddr, uint64_t value, void *arg);
+	void *arg;
 };
 
 
@@ -62,8 +90,9 @@ struct gv_ops {
 	 * false for HIP's plain >=. */
 	bool wait_wraps;
 	/* A stream handle alive as long as the device context is (CUDA's
-	 * legacy stream, hipStreamPerThread): asked, while a line settles,
-	 * only whether the domain is poisoned. */
+	 * legacy stream, hipStreamPerThread): asked only whether the domain
+	 * is poisoned, while a line settles and for awaits on a
+	 * thread-relative handle. */
 	void *domain_stream;
 	/* Hold the device context for the lifetime of a line's registration
 	 * (CUDA: retain the primary context). 0 or a vendor status. */
@@ -72,10 +101,13 @@ struct gv_ops {
 	unsigned int (*page_register)(struct gv_backend *b, void *page,
 				      size_t bytes, uint64_t *devaddr);
 	unsigned int (*page_unregister)(struct gv_backend *b, void *page);
-	/* Refuse streams the backend cannot record on: 0, or a negative
-	 * errno with *diag filled. */
+	/* Refuse streams the backend cannot record on: 0 with *id filled,
+	 * or a negative errno with *diag filled. */
 	int (*stream_admit)(struct gv_backend *b, void *stream,
-			    struct gpuar_error *diag);
+			    struct gv_stream_id *id, struct gpuar_error *diag);
+	/* A private stream of the device (event awaits), and its end. */
+	unsigned int (*stream_create)(struct gv_backend *b, void **stream);
+	void (*stream_destroy)(struct gv_backend *b, void *stream);
 	/* One call on @stream with the backend's device (context) current
 	 * and the caller's restored after; devaddr and value only for the
 	 * write and the wait. 0 or a vendor status. */
@@ -86,6 +118,9 @@ struct gv_ops {
 	const char *(*status_name)(struct gv_backend *b, unsigned int status);
 	/* True when the status leaves the context/device unusable. */
 	bool (*status_sticky)(unsigned int status);
+	/* True when the status only says "not now": a graph capture in
+	 * progress forbade the call (CUDA 900-909). Neither done nor failed. */
+	bool (*status_not_now)(unsigned int status);
 };
 
 struct gv_await;
@@ -93,8 +128,12 @@ struct gv_await;
 struct gv_backend {
 	const struct gv_ops *ops;
 	int device;
-	pthread_mutex_t lock;		/* awaits, sticky */
-	struct gv_await *awaits;
+	pthread_mutex_t lock;		/* sticky; never held across a driver call */
+	/* Private streams of event awaits, one per slot index, made on first
+	 * use: awaits on slot k of any line complete in the order they were
+	 * made, awaits on different slots independently. */
+	pthread_mutex_t event_lock;
+	void *event_streams[GPUAR_LINE_SLOTS];
 	unsigned int sticky;		/* first sticky status, 0 if none */
 	char sticky_op[64];		/* the call that first reported it */
 	uint64_t leaked_lines;
@@ -109,12 +148,12 @@ struct gpuar_vendor_line {
 	uint64_t devaddr;
 	pthread_mutex_t lock;		/* seq, owner, fences */
 	uint64_t seq[GPUAR_LINE_SLOTS];
-	void *owner[GPUAR_LINE_SLOTS];	/* stream storing into the slot */
+	uint64_t owner[GPUAR_LINE_SLOTS];	/* key of the stream storing there */
 	bool owned[GPUAR_LINE_SLOTS];
 	uint64_t fence_seq[GV_FENCES];	/* last number stored per fence */
 	uint64_t fence_busy;		/* bit i: fence i's store is pending */
 	bool unfenced;			/* a reverse wait without its fence */
-	uint32_t awaits;		/* submitted, not yet reaped */
+	uint32_t awaits;		/* submitted, not yet reaped (registry lock) */
 	struct gpuar_vendor_line *leaked_next;	/* on the leaked list */
 };
 
@@ -126,8 +165,10 @@ static inline unsigned int gv_query(struct gv_backend *b, void *stream)
 void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops,
 		     int device);
 void gv_backend_destroy(struct gv_backend *b);
-/* Forget every await not yet reaped (the backend is going away). */
+/* Forget every await of @b not yet reaped (the backend is going away). */
 void gv_awaits_drop(struct gv_backend *b);
+/* Destroy the private event-await streams (the backend is going away). */
+void gv_event_streams_destroy(struct gv_backend *b);
 
 /*
  * Fill @diag with GPUAR_E_BACKEND "{name} backend error {status} ({status
@@ -155,15 +196,50 @@ void gv_diag_clear(struct gpuar_error *diag);
  */
 int gv_refuse(struct gpuar_error *diag, const char *what);
 
+/*
+ * The vendor's per-thread capture-mode exchange (both vendors take the
+ * mode by pointer and return a status), and its relaxed mode.
+ */
+typedef unsigned int (*gv_capture_exchange_fn)(unsigned int *mode);
+#define GV_CAPTURE_MODE_RELAXED 2u
+/* Around the backend's own driver calls: the calling thread in the relaxed
+ * mode, then its own mode again (nesting allowed; no-op when NULL, a
+ * driver without the exchange). */
+void gv_capture_relax(gv_capture_exchange_fn exchange);
+void gv_capture_restore(gv_capture_exchange_fn exchange);
+
 int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 		  struct gpuar_vendor_line **line, struct gpuar_error *diag);
 int gv_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 		 struct gpuar_error *diag);
 int gv_record(struct gpuar_vendor_line *line, uint32_t slot, void *stream,
 	      uint64_t *target, struct gpuar_error *diag);
+/* gv_record with the store enqueued by @store (NULL: the default);
+ * *@id (if non-NULL) gets what admitting the stream learnt. */
+int gv_record_store(struct gpuar_vendor_line *line, uint32_t slot,
+		    void *stream, const struct gv_store *store,
+		    struct gv_stream_id *id, uint64_t *target,
+		    struct gpuar_error *diag);
 int gv_await(struct gpuar_vendor_line *line, uint32_t slot, void *stream,
 	     const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
 	     uint64_t *target, struct gpuar_error *diag);
+/* gv_await with the store enqueued by @store (NULL: the default). */
+int gv_await_store(struct gpuar_vendor_line *line, uint32_t slot,
+		   void *stream, const struct gv_store *store,
+		   const struct gpuar_plan *plan, uint64_t point,
+		   uint64_t user_data, uint64_t *target,
+		   struct gpuar_error *diag);
+/* Await @event: a private stream waits on it, then stores the number. */
+int gv_await_event(struct gpuar_vendor_line *line, uint32_t slot,
+		   void *event, const struct gpuar_plan *plan, uint64_t point,
+		   uint64_t user_data, uint64_t *target,
+		   struct gpuar_error *diag);
+/* Awaits submitted on @line and not yet reaped. */
+uint32_t gv_line_awaits(struct gpuar_vendor_line *line);
+/* gpuar_vendor_resolve: 1 with *@out to hand out, 0 when resubmitted. */
+int gv_resolve_record(struct gpuar_port *port, const struct gpuar_record *rec,
+		      struct gpuar_vendor_completion *out,
+		      struct gpuar_error *diag);
 int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 	    struct gpuar_vendor_completion *out, uint32_t max,
 	    int64_t timeout_ns, struct gpuar_error *diag);

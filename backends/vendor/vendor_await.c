@@ -12,8 +12,8 @@
 
 struct gv_await {
 	struct gv_await *next;
-	struct gpuar_vendor_line *line;
-	void *stream;
+	struct gpuar_vendor_line *line;	/* its backend: line->b */
+	void *stream;	/* asked for the status (the error authority) */
 	uint64_t user_data;
 	uint64_t target;
 	uint64_t point;
@@ -21,6 +21,7 @@ struct gv_await {
 	unsigned int failed;	/* vendor status that made us cancel it */
 	uint32_t resubmits;	/* backstop timeouts resolved as "late" */
 	uint32_t checks;	/* word checks of the earlier submissions */
+	uint32_t queries;	/* status queries in flight (registry lock) */
 	struct gpuar_plan plan;
 };
 
@@ -32,43 +33,106 @@ struct gv_await {
  */
 #define GV_REAP_SLICE_NS ((int64_t)50000000)
 
-void gv_awaits_drop(struct gv_backend *b)
-{
-	while (b->awaits) {
-		struct gv_await *next = b->awaits->next;
+/*
+ * Every await of every backend handle, in one registry: a port may carry
+ * the awaits of several handles (one per GPU), and whichever reaps a
+ * record (any handle's reap, or gpuar_vendor_resolve after the caller's
+ * own read) must find its await. Matched by port, user_data and point.
+ * Never held across a driver call.
+ */
+static pthread_mutex_t gv_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gv_queries_done = PTHREAD_COND_INITIALIZER;
+static struct gv_await *gv_awaits;
 
-		free(b->awaits);
-		b->awaits = next;
-	}
+/*
+ * Free an await once no status query of its stream is in flight: the
+ * caller may destroy the stream as soon as it has the await's record.
+ * Under the registry lock.
+ */
+static void gv_await_free_locked(struct gv_await *a)
+{
+	while (a->queries)
+		pthread_cond_wait(&gv_queries_done, &gv_registry_lock);
+	free(a);
 }
 
-/* Take the await for @rec off the list; NULL when it is not ours. */
-static struct gv_await *gv_await_take(struct gv_backend *b,
-				      struct gpuar_port *port,
+static void gv_await_free(struct gv_await *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&gv_registry_lock);
+	gv_await_free_locked(a);
+	pthread_mutex_unlock(&gv_registry_lock);
+}
+
+void gv_awaits_drop(struct gv_backend *b)
+{
+	struct gv_await **pp = &gv_awaits;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	while (*pp) {
+		struct gv_await *a = *pp;
+
+		if (a->line->b == b) {
+			*pp = a->next;
+			gv_await_free_locked(a);
+		} else {
+			pp = &a->next;
+		}
+	}
+	pthread_mutex_unlock(&gv_registry_lock);
+}
+
+static bool gv_await_matches(const struct gv_await *a, struct gpuar_port *port,
+			     uint64_t user_data, uint64_t point)
+{
+	return a->user_data == user_data && a->line->port == port &&
+	       a->point == point;
+}
+
+/* Take the await for @rec off the registry; NULL when it is not one. */
+static struct gv_await *gv_await_take(struct gpuar_port *port,
 				      const struct gpuar_record *rec)
 {
 	struct gv_await **pp, *a = NULL;
 
-	pthread_mutex_lock(&b->lock);
-	for (pp = &b->awaits; *pp; pp = &(*pp)->next) {
-		if ((*pp)->user_data == rec->user_data &&
-		    (*pp)->line->port == port && rec->source == GPUAR_SOURCE_WORD &&
-		    rec->point == (*pp)->point) {
+	if (rec->source != GPUAR_SOURCE_WORD)
+		return NULL;
+	pthread_mutex_lock(&gv_registry_lock);
+	for (pp = &gv_awaits; *pp; pp = &(*pp)->next) {
+		if (gv_await_matches(*pp, port, rec->user_data, rec->point)) {
 			a = *pp;
 			*pp = a->next;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&b->lock);
+	pthread_mutex_unlock(&gv_registry_lock);
 	return a;
 }
 
-static void gv_await_put(struct gv_backend *b, struct gv_await *a)
+static void gv_await_put(struct gv_await *a)
 {
-	pthread_mutex_lock(&b->lock);
-	a->next = b->awaits;
-	b->awaits = a;
-	pthread_mutex_unlock(&b->lock);
+	pthread_mutex_lock(&gv_registry_lock);
+	a->next = gv_awaits;
+	gv_awaits = a;
+	pthread_mutex_unlock(&gv_registry_lock);
+}
+
+static void gv_line_awaits_add(struct gpuar_vendor_line *l, int n)
+{
+	pthread_mutex_lock(&gv_registry_lock);
+	l->awaits = (uint32_t)((int)l->awaits + n);
+	pthread_mutex_unlock(&gv_registry_lock);
+}
+
+uint32_t gv_line_awaits(struct gpuar_vendor_line *l)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	n = l->awaits;
+	pthread_mutex_unlock(&gv_registry_lock);
+	return n;
 }
 
 static int gv_submit(struct gv_await *a, uint64_t start_ns,
@@ -87,10 +151,12 @@ static int gv_submit(struct gv_await *a, uint64_t start_ns,
 	return gpuar_submit_word_waits(a->line->port, &w, 1, NULL);
 }
 
-int gv_await(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
-	     const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
-	     uint64_t *target, struct gpuar_error *diag)
+int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
+		   const struct gv_store *store, const struct gpuar_plan *plan,
+		   uint64_t point, uint64_t user_data, uint64_t *target,
+		   struct gpuar_error *diag)
 {
+	struct gv_stream_id id = { 0 };
 	struct gv_backend *b;
 	struct gpuar_plan submit_plan;
 	struct gv_await *a;
@@ -105,14 +171,17 @@ int gv_await(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	if (!a)
 		return gv_fail(b, diag, ENOMEM, GV_NO_VENDOR_STATUS,
 			       "out of memory for an await");
-	rc = gv_record(l, slot, stream, &a->target, diag);
+	rc = gv_record_store(l, slot, stream, store, &id, &a->target, diag);
 	if (rc) {
 		free(a);
 		return rc;
 	}
 	recorded = a->target;
 	a->line = l;
-	a->stream = stream;
+	/* A thread-relative handle names another stream in the reaper's
+	 * thread: there the domain's own stream answers for sticky errors,
+	 * which are what stops a store. */
+	a->stream = id.thread_relative ? b->ops->domain_stream : stream;
 	a->user_data = user_data;
 	a->point = point;
 	a->slot = slot;
@@ -130,21 +199,17 @@ int gv_await(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 		submit_plan.park = GPUAR_PARK_POLL;
 	}
 	a->plan = submit_plan;
-	pthread_mutex_lock(&b->lock);
-	l->awaits++;
-	pthread_mutex_unlock(&b->lock);
-	gv_await_put(b, a);
+	gv_line_awaits_add(l, 1);
+	gv_await_put(a);
 	rc = gv_submit(a, 0, &submit_plan);
 	if (rc < 0) {
 		struct gpuar_record r = { .user_data = user_data,
 					  .source = GPUAR_SOURCE_WORD,
 					  .point = point };
 
-		a = gv_await_take(b, l->port, &r);
-		pthread_mutex_lock(&b->lock);
-		l->awaits--;
-		pthread_mutex_unlock(&b->lock);
-		free(a);
+		a = gv_await_take(l->port, &r);
+		gv_line_awaits_add(l, -1);
+		gv_await_free(a);
 		return gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
 			       "the store is enqueued but the port refused the "
 			       "word wait (errno %d)", -rc);
@@ -154,28 +219,34 @@ int gv_await(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	return 0;
 }
 
+int gv_await(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
+	     const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
+	     uint64_t *target, struct gpuar_error *diag)
+{
+	return gv_await_store(l, slot, stream, NULL, plan, point, user_data,
+			      target, diag);
+}
+
 static struct gpuar_port *port_of(const struct gv_await *a)
 {
 	return a->line->port;
 }
 
-static void gv_await_done(struct gv_backend *b, struct gv_await *a)
+static void gv_await_done(struct gv_await *a)
 {
-	pthread_mutex_lock(&b->lock);
-	a->line->awaits--;
-	pthread_mutex_unlock(&b->lock);
-	free(a);
+	gv_line_awaits_add(a->line, -1);
+	gv_await_free(a);
 }
 
 /*
  * Resolve one of our records. Returns 1 when *@out is a completion for the
  * caller, 0 when the wait was resubmitted (nothing to hand out).
  */
-static int gv_resolve(struct gv_backend *b, struct gv_await *a,
-		      const struct gpuar_record *rec,
+static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 		      struct gpuar_vendor_completion *out,
 		      struct gpuar_error *diag)
 {
+	struct gv_backend *b = a->line->b;
 	unsigned int st;
 	int rc;
 
@@ -193,25 +264,26 @@ static int gv_resolve(struct gv_backend *b, struct gv_await *a,
 			if (rec->outcome == GPUAR_OUTCOME_IMMEDIATE)
 				out->record.outcome = GPUAR_OUTCOME_EXACT;
 		}
-		gv_await_done(b, a);
+		gv_await_done(a);
 		return 1;
 	}
 	st = gv_query(b, a->stream);
-	if (!st || st == b->ops->not_ready) {
-		/* Merely late (or done since): wait again from the original
-		 * start, so the estimator sees the true duration. */
+	if (!st || st == b->ops->not_ready || b->ops->status_not_now(st)) {
+		/* Merely late (or done since), or a graph capture elsewhere
+		 * forbade the question: wait again from the original start,
+		 * so the estimator sees the true duration. */
 		a->resubmits++;
 		a->checks += rec->checks;
-		gv_await_put(b, a);
+		gv_await_put(a);
 		rc = gv_submit(a, rec->start_ns, &a->plan);
 		if (rc >= 0)
 			return 0;
-		a = gv_await_take(b, port_of(a), rec);
+		a = gv_await_take(port_of(a), rec);
 		out->record.status = rc;
 		gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
 			"resubmitting a late wait failed (errno %d)", -rc);
 		if (a)
-			gv_await_done(b, a);
+			gv_await_done(a);
 		return 1;
 	}
 failed:
@@ -219,36 +291,88 @@ failed:
 	out->vendor_status = (int32_t)st;
 	out->vendor_name = b->ops->status_name(b, st);
 	gv_vendor_fail(b, diag, st, "the awaited stream");
-	gv_await_done(b, a);
+	gv_await_done(a);
 	return 1;
 }
 
 /*
  * Ask the stream of every pending wait on @port without a backstop
  * timeout; cancel those whose stream failed (their CANCELLED record then
- * becomes the error record).
+ * becomes the error record). The awaits are noted under the registry
+ * lock and their streams asked outside it: a driver call never holds up
+ * other threads' records, awaits and reaps. An await being asked about is
+ * not freed, nor its record handed out, until the answer is in: the caller
+ * may destroy its stream as soon as it has the record.
  */
-static void gv_check_unguarded(struct gv_backend *b, struct gpuar_port *port)
+#define GV_UNGUARDED_MAX 32
+
+static bool gv_await_listed(const struct gv_await *a)
 {
-	uint64_t cancel[32];
-	uint32_t n = 0;
+	for (const struct gv_await *x = gv_awaits; x; x = x->next)
+		if (x == a)
+			return true;
+	return false;
+}
 
-	pthread_mutex_lock(&b->lock);
-	for (struct gv_await *a = b->awaits; a && n < 32; a = a->next) {
-		unsigned int st;
+static void gv_check_unguarded(struct gpuar_port *port)
+{
+	struct gv_await *seen[GV_UNGUARDED_MAX];
+	unsigned int st[GV_UNGUARDED_MAX];
+	uint64_t cancel[GV_UNGUARDED_MAX];
+	uint32_t n = 0, ncancel = 0;
 
+	pthread_mutex_lock(&gv_registry_lock);
+	for (struct gv_await *a = gv_awaits; a && n < GV_UNGUARDED_MAX; a = a->next) {
 		if (a->line->port != port || a->failed ||
 		    a->plan.park == GPUAR_PARK_FLAG)
 			continue;
-		st = gv_query(b, a->stream);
-		if (st && st != b->ops->not_ready) {
-			a->failed = st;
-			cancel[n++] = a->user_data;
-		}
+		a->queries++;	/* not freed, nor handed out, until answered */
+		seen[n++] = a;
 	}
-	pthread_mutex_unlock(&b->lock);
+	pthread_mutex_unlock(&gv_registry_lock);
 	for (uint32_t i = 0; i < n; i++)
+		st[i] = gv_query(seen[i]->line->b, seen[i]->stream);
+	pthread_mutex_lock(&gv_registry_lock);
+	for (uint32_t i = 0; i < n; i++) {
+		struct gv_await *a = seen[i];
+		const struct gv_ops *ops = a->line->b->ops;
+
+		if (st[i] && st[i] != ops->not_ready && !ops->status_not_now(st[i]) &&
+		    !a->failed && gv_await_listed(a)) {
+			a->failed = st[i];
+			cancel[ncancel++] = a->user_data;
+		}
+		a->queries--;
+	}
+	pthread_cond_broadcast(&gv_queries_done);
+	pthread_mutex_unlock(&gv_registry_lock);
+	for (uint32_t i = 0; i < ncancel; i++)
 		gpuar_cancel(port, cancel[i]);	/* -EALREADY: it finished */
+}
+
+int gv_resolve_record(struct gpuar_port *port, const struct gpuar_record *rec,
+		      struct gpuar_vendor_completion *out,
+		      struct gpuar_error *diag)
+{
+	struct gv_await *a = gv_await_take(port, rec);
+
+	if (!a) {
+		memset(out, 0, sizeof(*out));
+		out->record = *rec;
+		return 1;
+	}
+	return gv_resolve(a, rec, out, diag);
+}
+
+GPUAR_EXPORT int gpuar_vendor_resolve(struct gpuar_port *port,
+				      const struct gpuar_record *rec,
+				      struct gpuar_vendor_completion *out,
+				      struct gpuar_error *diag)
+{
+	gv_diag_clear(diag);
+	if (!port || !rec || !out)
+		return -EINVAL;
+	return gv_resolve_record(port, rec, out, diag);
 }
 
 int gv_reap(struct gv_backend *b, struct gpuar_port *port,
@@ -258,6 +382,7 @@ int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 	struct gpuar_record recs[32];
 	uint64_t deadline = 0;
 
+	(void)b;	/* every handle's awaits on @port are resolved */
 	gv_diag_clear(diag);
 	if (!port || !out || !max)
 		return -EINVAL;
@@ -281,23 +406,16 @@ int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 			left = GV_REAP_SLICE_NS;
 		n = gpuar_reap(port, recs, max, left);
 		if (n == -ETIME) {
-			gv_check_unguarded(b, port);
+			gv_check_unguarded(port);
 			continue;
 		}
 		if (n == -EAGAIN && timeout_ns == 0)
-			gv_check_unguarded(b, port);
+			gv_check_unguarded(port);
 		if (n < 0)
 			return n;
-		for (int i = 0; i < n; i++) {
-			struct gv_await *a = gv_await_take(b, port, &recs[i]);
-
-			if (!a) {
-				memset(&out[k], 0, sizeof(out[k]));
-				out[k++].record = recs[i];
-				continue;
-			}
-			k += (uint32_t)gv_resolve(b, a, &recs[i], &out[k], diag);
-		}
+		for (int i = 0; i < n; i++)
+			k += (uint32_t)gv_resolve_record(port, &recs[i], &out[k],
+							 diag);
 		if (k)
 			return (int)k;
 		if (timeout_ns == 0)

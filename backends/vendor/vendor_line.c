@@ -38,11 +38,13 @@ void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops, int device)
 	b->ops = ops;
 	b->device = device;
 	pthread_mutex_init(&b->lock, NULL);
+	pthread_mutex_init(&b->event_lock, NULL);
 }
 
 void gv_backend_destroy(struct gv_backend *b)
 {
 	gv_awaits_drop(b);
+	pthread_mutex_destroy(&b->event_lock);
 	pthread_mutex_destroy(&b->lock);
 }
 
@@ -192,13 +194,11 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 	if (!l)
 		return 0;
 	b = l->b;
-	pthread_mutex_lock(&b->lock);
-	rc = l->awaits ? -EBUSY : 0;
-	pthread_mutex_unlock(&b->lock);
+	rc = (int)gv_line_awaits(l);
 	if (rc)
 		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
-			       "line has %u awaits not yet reaped; reap them first",
-			       l->awaits);
+			       "line has %d awaits not yet reaped; reap them first",
+			       rc);
 
 	/* UINT64_MAX is forever: a sum that would wrap saturates. */
 	deadline = gpuar_add_sat(gv_now(), timeout_ns);
@@ -267,9 +267,19 @@ static int gv_check_slot(struct gpuar_vendor_line *l, uint32_t slot,
 	return 0;
 }
 
-int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
-	      uint64_t *target, struct gpuar_error *diag)
+static unsigned int gv_store_default(struct gv_backend *b, void *stream,
+				     uint64_t devaddr, uint64_t value, void *arg)
 {
+	(void)arg;
+	return b->ops->stream_call(b, GV_WRITE_VALUE, stream, devaddr, value);
+}
+
+int gv_record_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
+		    const struct gv_store *store, struct gv_stream_id *idp,
+		    uint64_t *target, struct gpuar_error *diag)
+{
+	static const struct gv_store plain = { .enqueue = gv_store_default };
+	struct gv_stream_id own = { 0 }, *id = idp ? idp : &own;
 	struct gv_backend *b;
 	uint64_t next;
 	unsigned int st;
@@ -280,11 +290,15 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	if (rc)
 		return rc;
 	b = l->b;
-	rc = b->ops->stream_admit(b, stream, diag);
+	if (!store)
+		store = &plain;
+	rc = b->ops->stream_admit(b, stream, id, diag);
 	if (rc)
 		return rc;
+	/* Under the line's lock: two records into one slot enqueue their
+	 * stores in the order of their numbers. */
 	pthread_mutex_lock(&l->lock);
-	if (l->owned[slot] && l->owner[slot] != stream &&
+	if (l->owned[slot] && l->owner[slot] != id->key &&
 	    !gpuar_reached(gpuar_word_load(&l->words[slot]), l->seq[slot])) {
 		pthread_mutex_unlock(&l->lock);
 		return gv_fail(b, diag, EBUSY, GV_NO_VENDOR_STATUS,
@@ -293,19 +307,29 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 			       slot);
 	}
 	next = l->seq[slot] + 1;
-	st = b->ops->stream_call(b, GV_WRITE_VALUE, stream,
-				 l->devaddr + slot * sizeof(uint64_t), next);
+	st = store->enqueue(b, stream, l->devaddr + slot * sizeof(uint64_t),
+			    next, store->arg);
 	if (!st) {
 		l->seq[slot] = next;
-		l->owner[slot] = stream;
+		l->owner[slot] = id->key;
 		l->owned[slot] = true;
 	}
 	pthread_mutex_unlock(&l->lock);
+	if (st && b->ops->status_not_now(st))
+		return gv_fail(b, diag, EBUSY, st,
+			       "a graph capture in progress forbade enqueueing "
+			       "the word store; record after it ends");
 	if (st)
 		return gv_vendor_fail(b, diag, st, "enqueueing the word store");
 	if (target)
 		*target = next;
 	return 0;
+}
+
+int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
+	      uint64_t *target, struct gpuar_error *diag)
+{
+	return gv_record_store(l, slot, stream, NULL, NULL, target, diag);
 }
 
 GPUAR_EXPORT uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
@@ -369,7 +393,7 @@ int gv_stream_wait_word(struct gpuar_vendor_line *l, uint32_t slot,
 	if (rc)
 		return rc;
 	b = l->b;
-	rc = b->ops->stream_admit(b, stream, diag);
+	rc = b->ops->stream_admit(b, stream, &(struct gv_stream_id){ 0 }, diag);
 	if (rc)
 		return rc;
 	if (!b->ops->wait_wraps) {
@@ -426,7 +450,8 @@ int gv_stream_status(struct gv_backend *b, void *stream,
 
 	if (!st)
 		return 0;
-	if (st == b->ops->not_ready)
+	/* A capture elsewhere forbade the query: ask again later. */
+	if (st == b->ops->not_ready || b->ops->status_not_now(st))
 		return 1;
 	return gv_vendor_fail(b, diag, st, "querying the stream");
 }
@@ -437,5 +462,72 @@ int gv_stream_synchronize(struct gv_backend *b, void *stream,
 	unsigned int st = b->ops->stream_call(b, GV_SYNCHRONIZE, stream, 0,
 					      0);
 
+	if (st && b->ops->status_not_now(st))
+		return gv_fail(b, diag, EBUSY, st,
+			       "a graph capture in progress forbade "
+			       "synchronizing the stream");
 	return st ? gv_vendor_fail(b, diag, st, "synchronizing the stream") : 0;
+}
+
+/* The private stream of event awaits on slot @slot, made on first use. */
+static int gv_event_stream(struct gv_backend *b, uint32_t slot, void **out,
+			   struct gpuar_error *diag)
+{
+	unsigned int st = 0;
+
+	pthread_mutex_lock(&b->event_lock);
+	if (!b->event_streams[slot])
+		st = b->ops->stream_create(b, &b->event_streams[slot]);
+	*out = b->event_streams[slot];
+	pthread_mutex_unlock(&b->event_lock);
+	return st ? gv_vendor_fail(b, diag, st, "creating a private stream") : 0;
+}
+
+void gv_event_streams_destroy(struct gv_backend *b)
+{
+	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++) {
+		if (b->event_streams[i])
+			b->ops->stream_destroy(b, b->event_streams[i]);
+		b->event_streams[i] = NULL;
+	}
+}
+
+struct gv_event_store {
+	void *event;
+};
+
+/* Behind the event on the private stream, then the default store. */
+static unsigned int gv_store_after_event(struct gv_backend *b, void *stream,
+					 uint64_t devaddr, uint64_t value,
+					 void *arg)
+{
+	struct gv_event_store *e = arg;
+	unsigned int st = b->ops->stream_call(b, GV_WAIT_EVENT, stream, 0,
+					      (uint64_t)(uintptr_t)e->event);
+
+	return st ? st : gv_store_default(b, stream, devaddr, value, NULL);
+}
+
+int gv_await_event(struct gpuar_vendor_line *l, uint32_t slot, void *event,
+		   const struct gpuar_plan *plan, uint64_t point,
+		   uint64_t user_data, uint64_t *target,
+		   struct gpuar_error *diag)
+{
+	struct gv_event_store e = { .event = event };
+	struct gv_store store = { .enqueue = gv_store_after_event, .arg = &e };
+	void *stream;
+	int rc;
+
+	gv_diag_clear(diag);
+	rc = gv_check_slot(l, slot, diag);
+	if (rc)
+		return rc;
+	if (!event)
+		return gv_fail(l->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
+			       "await_event needs an event");
+	rc = gv_event_stream(l->b, slot, &stream, diag);
+	if (rc)
+		return rc;
+	return gv_await_store(l, slot, stream, &store, plan, point, user_data,
+			      target, diag);
 }

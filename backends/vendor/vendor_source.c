@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The wait-driver source over a stream (struct gpuar_vendor_source): the
- * stream's status query until armed, the line word after.
+ * slot's next number is recorded behind the stream's work when the source
+ * is made, so every plan checks the word ("the work enqueued so far"),
+ * never whether the whole stream is idle: work other threads enqueue
+ * later does not hold the wait. The stream's status is asked only as the
+ * error authority.
  */
 #include <errno.h>
 #include <string.h>
@@ -16,35 +20,17 @@ static struct gpuar_vendor_source *gv_src(void *ctx)
 static int gv_src_check(void *ctx, uint64_t *value)
 {
 	struct gpuar_vendor_source *s = gv_src(ctx);
-	struct gpuar_vendor_line *l = s->line;
-	int rc;
+	uint64_t word = gpuar_word_load(&s->line->words[s->slot]);
 
-	if (s->armed) {
-		uint64_t word = gpuar_word_load(&l->words[s->slot]);
-
-		if (value)
-			*value = word;
-		return gpuar_reached(word, s->target) ? 1 : 0;
-	}
-	rc = gv_stream_status(l->b, s->stream, &s->diag);
-	if (rc < 0)
-		return rc;
 	if (value)
-		*value = gpuar_word_load(&l->words[s->slot]);
-	return rc == 0 ? 1 : 0;
+		*value = word;
+	return gpuar_reached(word, s->target) ? 1 : 0;
 }
 
+/* Recorded when the source was made: nothing left to arm. */
 static int gv_src_arm(void *ctx)
 {
-	struct gpuar_vendor_source *s = gv_src(ctx);
-	int rc;
-
-	if (s->armed)
-		return 0;
-	rc = gv_record(s->line, s->slot, s->stream, &s->target, &s->diag);
-	if (rc)
-		return rc;
-	s->armed = true;
+	(void)ctx;
 	return 0;
 }
 
@@ -53,7 +39,7 @@ static int gv_src_park(void *ctx, const struct gpuar_clock *clock,
 {
 	struct gpuar_vendor_source *s = gv_src(ctx);
 
-	if (s->armed && clock->ops->wait_word) {
+	if (clock->ops->wait_word) {
 		const uint64_t *w = &s->line->words[s->slot];
 
 		clock->ops->wait_word(clock->ctx, w, gpuar_word_load(w),
@@ -83,7 +69,7 @@ static const uint64_t *gv_src_word(void *ctx)
 {
 	struct gpuar_vendor_source *s = gv_src(ctx);
 
-	return s->armed ? &s->line->words[s->slot] : NULL;
+	return &s->line->words[s->slot];
 }
 
 static const struct gpuar_src_ops gv_source_ops = {
@@ -108,15 +94,16 @@ int gv_source_init(struct gpuar_vendor_source *src,
 		return gv_fail(line->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
 			       "slot %u out of range (0..%d)", slot,
 			       GPUAR_LINE_SLOTS - 1);
-	rc = line->b->ops->stream_admit(line->b, stream, diag);
+	memset(src, 0, sizeof(*src));
+	rc = gv_record(line, slot, stream, &src->target, diag);
 	if (rc)
 		return rc;
-	memset(src, 0, sizeof(*src));
 	src->source.ops = &gv_source_ops;
 	src->source.ctx = src;
 	src->line = line;
 	src->stream = stream;
 	src->slot = slot;
+	src->armed = true;
 	return 0;
 }
 

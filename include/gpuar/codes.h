@@ -28,6 +28,8 @@ enum gpuar_code {
 	GPUAR_W_ENGINE_FALLBACK = 11,
 	GPUAR_E_SYSTEM = 12,
 	GPUAR_E_INVALID_ARGUMENT = 13,
+	GPUAR_E_FEATURE_UNAVAILABLE = 14,
+	GPUAR_W_FEATURE_FALLBACK = 15,
 	/*
 	 * One past the last assigned number (grows as codes are appended:
 	 * size tables with it, never store it).

@@ -178,6 +178,29 @@ enum gpuar_engine {
 #define GPUAR_PORT_WATCHER (1U << 17)
 /* The port fd survives exec (not with GPUAR_PORT_CLOEXEC: -EINVAL). */
 #define GPUAR_PORT_INHERIT (1U << 18)
+/*
+ * GPUAR_PORT_IMMINENT (from <linux/gpuar.h>): imminent readiness, for
+ * programs that wait in epoll, poll, libuv or io_uring and want a GPU
+ * completion at about a spin's latency. At a predicted flag wait's early
+ * wake (its predicted completion less the plan's margin and the port's
+ * measured wake-up latency) the port turns ready: the kernel engine's fd
+ * raises EPOLLPRI (poll for POLLIN | POLLPRI), the user engine's fd turns
+ * readable. gpuar_port_process() and gpuar_reap() then claim the imminent
+ * waits and watch their words in the calling thread (the CPU's hardware
+ * word wait where it has one, else a load loop) until a store or the end
+ * of the claim's lease (the port's busy-read budget, 1 ms by default),
+ * and the records come from the reap that follows. A loop that calls
+ * gpuar_reap(port, records, max, 0) at any readiness of the fd needs
+ * nothing else: it takes queued records without claiming, and claims
+ * only when none is queued. The cost: one extra
+ * wake-up per predicted wait, and up to a lease of the caller's CPU per
+ * wait whose work runs late. The kernel engine needs a module with
+ * GPUAR_FEATURE_IMMINENT: without it the port opens without imminent
+ * readiness and the warning GPUAR_W_FEATURE_FALLBACK (STRICT: refused,
+ * -EOPNOTSUPP with GPUAR_E_FEATURE_UNAVAILABLE); so does a user engine
+ * port with GPUAR_PORT_WATCHER, whose thread runs the engine.
+ * gpuar_port_imminent() says whether it runs.
+ */
 
 /*
  * Options structs (this one, struct gpuar_exec_options, struct
@@ -295,8 +318,11 @@ int gpuar_port_fd(const struct gpuar_port *port);
  * Run the user engine: make every word check that is due, complete the
  * fence waits whose fence signalled, re-arm the timer. Returns the number
  * of records now queued (>= 0). For the kernel engine it only reports the
- * queued count (the module runs itself). Errors: negative errno of a
- * failing system call. Thread-safe.
+ * queued count (the module runs itself). On a port with imminent
+ * readiness, when nothing is queued, it also claims the imminent waits
+ * and watches their words until one is stored or the lease ends; those
+ * records count too and come from the next gpuar_reap(). Errors: negative
+ * errno of a failing system call. Thread-safe.
  */
 int gpuar_port_process(struct gpuar_port *port);
 
@@ -382,6 +408,27 @@ int gpuar_submit_fence_waits(struct gpuar_port *port,
  */
 int gpuar_cancel(struct gpuar_port *port, uint64_t user_data);
 
+/* True when the port runs imminent readiness (GPUAR_PORT_IMMINENT). Thread-safe. */
+bool gpuar_port_imminent(const struct gpuar_port *port);
+
+/*
+ * Claim up to @max imminent waits of a port that runs imminent readiness,
+ * for a caller that watches the words itself (gpuar_port_process and
+ * gpuar_reap do this for everyone else): struct gpuar_claim_entry from
+ * <linux/gpuar.h> (user data, line id and address, slot, target, lease
+ * end), earliest first. Each is leased for @lease_ns (0: the port's
+ * busy-read budget; the module caps it): the port's timer leaves it alone
+ * until the lease ends, and the next reap or process checks it at once if
+ * its word moved. A wait claimed once is not offered again: past its
+ * lease the timer checks it. Returns how many (0: none is imminent).
+ * Errors: -EINVAL (@port or @entries NULL, @max 0, @lease_ns above
+ * 100 ms) with GPUAR_E_INVALID_ARGUMENT; -EOPNOTSUPP with
+ * GPUAR_E_FEATURE_UNAVAILABLE when the port does not run it; the
+ * module's errno. Thread-safe.
+ */
+int gpuar_port_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
+		     uint32_t max, uint64_t lease_ns, struct gpuar_error *diag);
+
 /*
  * Reap up to @max records, in completion order. @timeout_ns < 0 blocks
  * until at least one record is there, 0 never blocks, > 0 blocks at most
@@ -401,6 +448,13 @@ int gpuar_cancel(struct gpuar_port *port, uint64_t user_data);
  * thread does not spin; on a CPU with a hardware word wait (umwait,
  * mwaitx) the caller parks in that instead, within the same busy_read_us
  * budget (a parked CPU stays busy to the OS), and then sleeps on the fd.
+ * The kernel engine blocks in the module's read()
+ * for an infinite timeout and in its GPUAR_IOC_WAIT_READY for a finite
+ * one (a module without GPUAR_FEATURE_WAIT_READY: in poll, with no
+ * busy-read), both of which busy-read the same way. On a port with
+ * imminent readiness a reap that finds no record claims and watches the
+ * imminent waits (see GPUAR_PORT_IMMINENT) within the timeout, or for one
+ * lease with a zero timeout (that watch is what the port opted into).
  */
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 	       uint32_t max, int64_t timeout_ns);

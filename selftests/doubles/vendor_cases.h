@@ -73,6 +73,17 @@ struct vt {
 	int (*registered_pages)(void);
 	uint64_t (*unsafe_unregisters)(void);
 	void *default_stream;	/* CU_STREAM_LEGACY, hipStreamPerThread */
+	int (*await_event)(struct gpuar_vendor_line *line, uint32_t slot,
+			   void *event, const struct gpuar_plan *plan,
+			   uint64_t point, uint64_t ud, uint64_t *target,
+			   struct gpuar_error *diag);
+	void *(*event_new)(void);
+	void (*event_record)(void *event, void *s);
+	void (*event_free)(void *event);
+	/* CU_STREAM_PER_THREAD, hipStreamPerThread: a stream per thread. */
+	void *per_thread_stream;
+	/* Point the backend at a driver without stream ids (before open). */
+	void (*without_stream_ids)(void);
 };
 
 /*
@@ -82,7 +93,7 @@ struct vt {
  * struct CUstream_st) defines vt_cuda_open...; VT_BACKEND_FIELDS(cuda)
  * fills a struct vt with them.
  */
-#define VT_BACKEND_CALLS(pfx, handle_t, stream_t)                              \
+#define VT_BACKEND_CALLS(pfx, handle_t, stream_t, event_t)                     \
 	static int vt_##pfx##_open(void **b, int ordinal,                      \
 				   struct gpuar_error *d)                      \
 	{                                                                      \
@@ -135,6 +146,15 @@ struct vt {
 	{                                                                      \
 		return gpuar_##pfx##_source_init(src, l, slot, (stream_t *)s,  \
 						 d);                           \
+	}                                                                      \
+	static int vt_##pfx##_await_event(struct gpuar_vendor_line *l,         \
+					  uint32_t slot, void *e,              \
+					  const struct gpuar_plan *p,          \
+					  uint64_t point, uint64_t ud,         \
+					  uint64_t *t, struct gpuar_error *d)  \
+	{                                                                      \
+		return gpuar_##pfx##_await_event(l, slot, (event_t *)e, p,     \
+						 point, ud, t, d);             \
 	}
 
 #define VT_BACKEND_FIELDS(pfx)                                                 \
@@ -143,7 +163,8 @@ struct vt {
 	.line_free = gpuar_##pfx##_line_free, .record = vt_##pfx##_record,     \
 	.await = vt_##pfx##_await, .reap = vt_##pfx##_reap,                    \
 	.wait_word = vt_##pfx##_wait_word,                                     \
-	.source_init = vt_##pfx##_source_init, .wait = gpuar_##pfx##_wait
+	.source_init = vt_##pfx##_source_init, .wait = gpuar_##pfx##_wait,     \
+	.await_event = vt_##pfx##_await_event
 
 static const struct vt *V;	/* set by the test file's main */
 /* Running against the vendor's real library, not the double. */
@@ -317,17 +338,27 @@ START_TEST(record_and_await_one_stream)
 	struct gpuar_port_stats st = { .size = sizeof(st) };
 	uint64_t submitted;
 
+	/* held on a gate until a backstop has expired, however loaded the
+	 * machine (an unloaded one would see it expire during the work) */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 30 * MS);
 	ck_assert_msg(V->await(vline, 0, s, &plan, 7, 0xabc, &target, &vdiag) == 0,
 		      "%s", vdiag.message);
 	submitted = gpuar_now_ns();
 	ck_assert_uint_eq(target, 1);
-	ck_assert(!vt_word_reached(vline, 0, target));	/* behind 30 ms of work */
-	c = vt_reap_one(vb);
-	/* the 1 ms backstop expired while the work ran: the stream was asked,
-	 * said pending, and the wait was re-armed keeping its original start */
-	ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+	ck_assert(!vt_word_reached(vline, 0, target));	/* behind the gate */
+	/* the 1 ms backstop expires: the stream is asked, says pending, and
+	 * the wait is re-armed keeping its original start */
+	for (int i = 0; i < 500; i++) {
+		ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+		if (st.submitted >= 2)
+			break;
+		ck_assert_int_eq(V->reap(vb, vport, &c, 1, 20 * (int64_t)MS, &vdiag),
+				 -ETIME);
+	}
 	ck_assert_uint_ge(st.submitted, 2);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	c = vt_reap_one(vb);
 	ck_assert_uint_le(c.record.start_ns, submitted);
 	ck_assert_uint_eq(c.record.user_data, 0xabc);
 	ck_assert_int_eq(c.record.status, 0);
@@ -811,16 +842,16 @@ START_TEST(wait_driver_source_each_plan)
 		struct gpuar_vendor_source src;
 		struct gpuar_record rec;
 
-		ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
 		V->work(s, 15 * MS);
+		ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
 		ck_assert_msg(V->wait(w, &src, &plan, 5, i, &rec, &vdiag) == 0,
 			      "%s: %s", plans[i], vdiag.message);
 		ck_assert_int_eq(rec.status, 0);
 		ck_assert(rec.outcome == GPUAR_OUTCOME_EXACT ||
 			  rec.outcome == GPUAR_OUTCOME_LATE);
-		/* a flag wait armed the store; it is there and reached */
-		if (src.armed)
-			ck_assert(vt_word_reached(vline, 2, src.target));
+		/* the store recorded at init is there and reached */
+		ck_assert(src.armed);
+		ck_assert(vt_word_reached(vline, 2, src.target));
 	}
 	gpuar_waiter_free(w);
 	V->stream_free(s);
@@ -836,17 +867,241 @@ START_TEST(wait_driver_source_reports_vendor_error)
 	void *s = V->stream_new(0);
 
 	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
-	ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
+	ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
 	ck_assert_int_lt(V->wait(w, &src, &plan, 5, 1, &rec, &vdiag), 0);
 	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
 	ck_assert_msg(strstr(vdiag.message, V->fault_name), "%s", vdiag.message);
 	gpuar_waiter_free(w);
-	if (src.armed) {	/* its store never lands: the line must leak */
-		ck_assert_int_eq(V->line_free(vline, 10 * MS, &vdiag), -EIO);
-		vline = NULL;
+	/* its store never lands: the line must leak */
+	ck_assert_int_eq(V->line_free(vline, 10 * MS, &vdiag), -EIO);
+	vline = NULL;
+}
+END_TEST
+
+/*
+ * "The work enqueued so far": a source checks its own store, never
+ * whether the whole stream is idle, so work enqueued after it (here a
+ * stream held on a gate until the wait is over) does not hold the wait.
+ */
+START_TEST(wait_driver_source_ignores_work_enqueued_later)
+{
+	const char *plans[] = { "poll", FLAG_PLAN };
+	struct gpuar_waiter *w;
+	void *s = V->stream_new(0);
+
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_source src;
+		struct gpuar_record rec;
+
+		V->work(s, 10 * MS);
+		ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
+		ck_assert_int_eq(V->wait_word(vline, 6, s, i + 1, &vdiag), 0);
+		ck_assert_msg(V->wait(w, &src, &plan, 5, i, &rec, &vdiag) == 0,
+			      "%s: %s", plans[i], vdiag.message);
+		ck_assert_int_eq(rec.status, 0);
+		ck_assert(vt_word_reached(vline, 2, src.target));
+		__atomic_store_n(&gpuar_vendor_line_words(vline)[6], i + 1,
+				 __ATOMIC_RELEASE);
 	}
+	gpuar_waiter_free(w);
+	V->stream_free(s);
+}
+END_TEST
+
+/* Thread B records into the slot thread A's per-thread stream holds. */
+struct vt_ptds_arg {
+	uint32_t slot;
+	uint64_t work_ns;
+	int rc;
+	uint64_t target;
+};
+
+static void *vt_ptds_record(void *p)
+{
+	struct vt_ptds_arg *a = p;
+	struct gpuar_error d;
+
+	if (a->work_ns)
+		V->work(V->per_thread_stream, a->work_ns);
+	a->rc = V->record(vline, a->slot, V->per_thread_stream, &a->target, &d);
+	return NULL;
+}
+
+/*
+ * One handle, one stream per thread: two threads storing into one slot
+ * through CU_STREAM_PER_THREAD / hipStreamPerThread use two streams, and
+ * the second must wait its turn (its store could land first and end the
+ * first thread's wait while its work still runs).
+ */
+START_TEST(per_thread_streams_of_two_threads_are_told_apart)
+{
+	struct vt_ptds_arg a = { .slot = 0, .work_ns = 40 * MS };
+	struct vt_ptds_arg b = { .slot = 0 };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, vt_ptds_record, &a), 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(a.rc, 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, vt_ptds_record, &b), 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(b.rc, -EBUSY);
+	vt_wait_reached(vline, 0, a.target);
+	/* the same thread's stream may go on recording */
+	ck_assert_int_eq(V->record(vline, 1, V->per_thread_stream, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->record(vline, 1, V->per_thread_stream, NULL, &vdiag), 0);
+}
+END_TEST
+
+/* An await on a per-thread stream, reaped on another thread's behalf. */
+START_TEST(per_thread_stream_await_reaped)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+
+	V->work(V->per_thread_stream, 20 * MS);
+	ck_assert_msg(V->await(vline, 3, V->per_thread_stream, &plan, 1, 33,
+			       NULL, &vdiag) == 0, "%s", vdiag.message);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 33);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(vt_word_reached(vline, 3, 1));
+}
+END_TEST
+
+/*
+ * Two GPUs on one port, one backend handle each: whichever handle reaps
+ * resolves every await on the port, so the other device's line is free
+ * to go once its records are out.
+ */
+START_TEST(two_devices_on_one_port_reaped_through_either)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_line *l1;
+	void *b1 = NULL, *s0 = V->stream_new(0), *s1 = V->stream_new(1);
+	bool seen[2] = { false, false };
+
+	if (!s1) {
+		printf("two_devices_on_one_port: one device only, not checked\n");
+		V->stream_free(s0);
+		return;
+	}
+	ck_assert_msg(V->open(&b1, 1, &vdiag) == 0, "%s", vdiag.message);
+	ck_assert_msg(V->line_alloc(b1, vport, &l1, &vdiag) == 0, "%s",
+		      vdiag.message);
+	V->work(s0, 20 * MS);
+	V->work(s1, 20 * MS);
+	ck_assert_int_eq(V->await(vline, 0, s0, &plan, 1, 500, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->await(l1, 0, s1, &plan, 1, 501, NULL, &vdiag), 0);
+	for (int i = 0; i < 2; i++) {	/* both through device 0's handle */
+		struct gpuar_vendor_completion c = vt_reap_one(vb);
+
+		ck_assert_uint_ge(c.record.user_data, 500);
+		ck_assert_uint_le(c.record.user_data, 501);
+		ck_assert_int_eq(c.record.status, 0);
+		ck_assert_int_ne(c.record.outcome, GPUAR_OUTCOME_TIMEOUT);
+		seen[c.record.user_data - 500] = true;
+	}
+	ck_assert(seen[0] && seen[1]);
+	ck_assert_msg(V->line_free(l1, 1000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	V->close(b1);
+	V->stream_free(s0);
+	V->stream_free(s1);
+}
+END_TEST
+
+/*
+ * A caller that reads records itself (gpuar_reap here; read() or an
+ * io_uring read alike) hands each to gpuar_vendor_resolve: the backstop
+ * timeouts of late work are resubmitted, and the completion comes out
+ * once, resolved.
+ */
+START_TEST(raw_records_resolved_by_the_caller)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
+	struct gpuar_vendor_completion c;
+	void *s = V->stream_new(0);
+	int got = 0, resubmitted = 0;
+
+	/* the stream is held on a gate until a backstop has been resolved */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->await(vline, 1, s, &plan, 2, 42, NULL, &vdiag), 0);
+	while (!got) {
+		struct gpuar_record rec;
+		int n = gpuar_reap(vport, &rec, 1, REAP_TIMEOUT_NS);
+
+		ck_assert_int_eq(n, 1);
+		got = gpuar_vendor_resolve(vport, &rec, &c, &vdiag);
+		ck_assert_int_ge(got, 0);
+		if (!got && !resubmitted++)
+			__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1,
+					 __ATOMIC_RELEASE);
+	}
+	ck_assert_int_gt(resubmitted, 0);
+	ck_assert_uint_eq(c.record.user_data, 42);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert_int_ne(c.record.outcome, GPUAR_OUTCOME_TIMEOUT);
+	/* the await is gone: the line can be freed */
+	ck_assert_msg(V->line_free(vline, 1000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	V->stream_free(s);
+}
+END_TEST
+
+/* An event the caller recorded: the wait completes once it does. */
+START_TEST(await_event_completes_when_the_event_does)
+{
+	const char *plans[] = { "poll", FLAG_PLAN, "block" };
+	void *s = V->stream_new(0), *e = V->event_new();
+
+	for (uint32_t i = 0; i < 3; i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_completion c;
+		uint64_t target = 0;
+
+		V->work(s, 30 * MS);
+		V->event_record(e, s);
+		/* held after the record: not awaited, so not waited for */
+		ck_assert_int_eq(V->wait_word(vline, 6, s, i + 1, &vdiag), 0);
+		ck_assert_msg(V->await_event(vline, 4, e, &plan, 3, 60 + i,
+					     &target, &vdiag) == 0, "%s: %s",
+			      plans[i], vdiag.message);
+		ck_assert_uint_eq(target, i + 1);
+		c = vt_reap_one(vb);
+		ck_assert_uint_eq(c.record.user_data, 60 + i);
+		ck_assert_int_eq(c.record.status, 0);
+		ck_assert(vt_word_reached(vline, 4, target));
+		__atomic_store_n(&gpuar_vendor_line_words(vline)[6], i + 1,
+				 __ATOMIC_RELEASE);
+	}
+	V->event_free(e);
+	V->stream_free(s);
+}
+END_TEST
+
+/* The event's stream fails: an error record with the vendor's code. */
+START_TEST(await_event_of_a_failed_stream_is_an_error_record)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	void *s = V->stream_new(0), *e = V->event_new();
+	struct gpuar_vendor_completion c;
+
+	V->work(s, 10 * MS);
+	V->fault(s);
+	V->event_record(e, s);
+	ck_assert_int_eq(V->await_event(vline, 4, e, &plan, 3, 70, NULL, &vdiag), 0);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 70);
+	ck_assert_int_eq(c.record.status, -EIO);
+	ck_assert_int_eq(c.vendor_status, (int32_t)V->fault_code);
+	ck_assert_int_eq(V->line_free(vline, 10 * MS, &vdiag), -EIO);
+	vline = NULL;
+	V->event_free(e);
 }
 END_TEST
 
@@ -874,6 +1129,45 @@ START_TEST(missing_device_is_a_coded_error)
 }
 END_TEST
 
+/*
+ * The vendor library stays mapped once closed (RTLD_NODELETE): after its
+ * init the driver runs threads and exit handlers of its own.
+ */
+START_TEST(driver_stays_loaded_after_close)
+{
+	void *b = NULL, *dl;
+	struct gpuar_error d;
+
+	vt_point_at_double(V->double_path);
+	ck_assert_msg(V->open(&b, 0, &d) == 0, "%s", d.message);
+	V->close(b);
+	dl = dlopen(getenv(V->library_env), RTLD_NOW | RTLD_NOLOAD);
+	ck_assert_msg(dl != NULL, "%s was unloaded", getenv(V->library_env));
+	dlclose(dl);
+}
+END_TEST
+
+/* Without stream ids the per-thread handle cannot be told apart: refused. */
+START_TEST(per_thread_handle_refused_without_stream_ids)
+{
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *port;
+	void *b = NULL;
+	struct gpuar_error d;
+
+	V->without_stream_ids();
+	ck_assert_msg(V->open(&b, 0, &d) == 0, "%s", d.message);
+	vt_open_port(&port);
+	ck_assert_msg(V->line_alloc(b, port, &l, &d) == 0, "%s", d.message);
+	ck_assert_int_eq(V->record(l, 0, V->per_thread_stream, NULL, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(d.message, "GetId"), "%s", d.message);
+	ck_assert_int_eq(V->line_free(l, 0, &d), 0);
+	gpuar_port_close(port);
+	V->close(b);
+}
+END_TEST
+
 /* Cases that need nothing but the double's open path. */
 static void vt_add_open_cases(Suite *suite)
 {
@@ -882,6 +1176,9 @@ static void vt_add_open_cases(Suite *suite)
 	tcase_add_checked_fixture(tc, NULL, NULL);
 	tcase_add_test(tc, missing_library_is_a_coded_error);
 	tcase_add_test(tc, missing_device_is_a_coded_error);
+	tcase_add_test(tc, driver_stays_loaded_after_close);
+	if (!vt_real_driver)	/* hides an entry point of the double */
+		tcase_add_test(tc, per_thread_handle_refused_without_stream_ids);
 	suite_add_tcase(suite, tc);
 }
 
@@ -918,6 +1215,13 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, reverse_waits_bounded_by_fences);
 	tcase_add_test(tc, wait_driver_source_each_plan);
 	tcase_add_test(tc, wait_driver_source_reports_vendor_error);
+	tcase_add_test(tc, wait_driver_source_ignores_work_enqueued_later);
+	tcase_add_test(tc, per_thread_streams_of_two_threads_are_told_apart);
+	tcase_add_test(tc, per_thread_stream_await_reaped);
+	tcase_add_test(tc, two_devices_on_one_port_reaped_through_either);
+	tcase_add_test(tc, raw_records_resolved_by_the_caller);
+	tcase_add_test(tc, await_event_completes_when_the_event_does);
+	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);
 	suite_add_tcase(suite, tc);
 }
 

@@ -60,7 +60,7 @@ FIXTURE(dev)
 
 FIXTURE_SETUP(dev)
 {
-	self->dev = gpuar_dev_open();
+	self->dev = t_dev_open();
 	ASSERT_LE(0, self->dev) {
 		TH_LOG("%s: %s", GPUAR_DEVICE_PATH, strerror(errno));
 	}
@@ -75,7 +75,7 @@ TEST_F(dev, version_reports_abi_and_features)
 {
 	struct gpuar_version v;
 
-	ASSERT_EQ(0, gpuar_version(self->dev, &v));
+	ASSERT_EQ(0, t_version(self->dev, &v));
 	EXPECT_EQ((__u32)GPUAR_ABI_VERSION, v.abi);
 	EXPECT_EQ((__u32)GPUAR_RECORD_VERSION_MAX, v.record_max);
 	EXPECT_EQ(0U, v.pad);
@@ -166,19 +166,19 @@ TEST_F(dev, port_create_flags)
 {
 	int port;
 
-	port = gpuar_port_create(self->dev, 0);
+	port = t_port_create(self->dev, 0);
 	ASSERT_LE(0, port);
 	EXPECT_EQ(0, fcntl(port, F_GETFD) & FD_CLOEXEC);
 	EXPECT_EQ(0, fcntl(port, F_GETFL) & O_NONBLOCK);
 	close(port);
 
-	port = gpuar_port_create(self->dev, GPUAR_PORT_CLOEXEC);
+	port = t_port_create(self->dev, GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, port);
 	EXPECT_EQ(FD_CLOEXEC, fcntl(port, F_GETFD) & FD_CLOEXEC);
 	EXPECT_EQ(0, fcntl(port, F_GETFL) & O_NONBLOCK);
 	close(port);
 
-	port = gpuar_port_create(self->dev, GPUAR_PORT_NONBLOCK);
+	port = t_port_create(self->dev, GPUAR_PORT_NONBLOCK);
 	ASSERT_LE(0, port);
 	EXPECT_EQ(0, fcntl(port, F_GETFD) & FD_CLOEXEC);
 	EXPECT_EQ(O_NONBLOCK, fcntl(port, F_GETFL) & O_NONBLOCK);
@@ -187,9 +187,9 @@ TEST_F(dev, port_create_flags)
 
 TEST_F(dev, port_create_unknown_flag_einval)
 {
-	EXPECT_EQ(-1, gpuar_port_create(self->dev, GPUAR_PORT_FLAGS_ALL + 1));
+	EXPECT_EQ(-1, t_port_create(self->dev, GPUAR_PORT_FLAGS_ALL + 1));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, gpuar_port_create(self->dev, 1U << 31));
+	EXPECT_EQ(-1, t_port_create(self->dev, 1U << 31));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -318,7 +318,7 @@ TEST_F(dev, port_create_newer_struct)
 TEST_F(dev, port_is_not_a_device_handle)
 {
 	struct gpuar_port_create c;
-	int port = gpuar_port_create(self->dev, GPUAR_PORT_CLOEXEC);
+	int port = t_port_create(self->dev, GPUAR_PORT_CLOEXEC);
 
 	ASSERT_LE(0, port);
 	memset(&c, 0, sizeof(c));
@@ -332,8 +332,8 @@ TEST_F(dev, port_is_not_a_device_handle)
 
 TEST_F(dev, ports_are_independent)
 {
-	int a = gpuar_port_create(self->dev, GPUAR_PORT_CLOEXEC);
-	int b = gpuar_port_create(self->dev, GPUAR_PORT_CLOEXEC);
+	int a = t_port_create(self->dev, GPUAR_PORT_CLOEXEC);
+	int b = t_port_create(self->dev, GPUAR_PORT_CLOEXEC);
 	__u64 *lines = lines_map(1);
 	struct gpuar_record r;
 	__u32 id;

@@ -123,7 +123,7 @@ TEST_F_TIMEOUT(port, blocked_reader_sleeps_through_the_wait, 60)
 /* The readers check words themselves: the port counts those checks. */
 TEST_F_TIMEOUT(port, blocked_readers_check_words, 90)
 {
-	long long budget = gpuar_param("busy_read_us");
+	long long budget = t_param("busy_read_us");
 	struct gpuar_port_stats st;
 	struct reader rd;
 	__u64 seq = 0, stored;
@@ -160,7 +160,7 @@ TEST_F_TIMEOUT(port, blocked_readers_check_words, 90)
 
 TEST_F_TIMEOUT(port, reader_blocked_before_submit_busy_reads, 60)
 {
-	long long budget = gpuar_param("busy_read_us");
+	long long budget = t_param("busy_read_us");
 	struct gpuar_port_stats before, after;
 	struct device_store d;
 	struct gpuar_plan plan;

@@ -201,7 +201,7 @@ TEST_F(port, ports_do_not_share_estimators)
 	struct gpuar_point_stats ps;
 	struct gpuar_record r;
 	__u64 *lines = lines_map(1);
-	int other = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	int other = t_port_open(GPUAR_PORT_CLOEXEC);
 	__u32 id;
 
 	ASSERT_LE(0, other);

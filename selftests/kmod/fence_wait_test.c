@@ -24,7 +24,7 @@ FIXTURE(vgem_port)
 
 FIXTURE_SETUP(vgem_port)
 {
-	self->port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, self->port);
 	self->drm = vgem_open();
 	ASSERT_LE(0, self->drm) {
@@ -163,7 +163,7 @@ FIXTURE(tf_port)
 
 FIXTURE_SETUP(tf_port)
 {
-	self->port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, self->port);
 	self->tl = testfence_timeline();
 	ASSERT_LE(0, self->tl) {

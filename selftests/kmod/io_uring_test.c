@@ -64,7 +64,7 @@ FIXTURE(ring)
 
 FIXTURE_SETUP(ring)
 {
-	self->port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, self->port);
 	self->lines = lines_map(1);
 	ASSERT_NE(NULL, self->lines);

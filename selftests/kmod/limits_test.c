@@ -25,7 +25,7 @@
 
 static long long param(struct __test_metadata *_metadata, const char *name)
 {
-	long long v = gpuar_param(name);
+	long long v = t_param(name);
 
 	EXPECT_LT(0, v) {
 		TH_LOG("/sys/module/gpuar/parameters/%s unreadable", name);
@@ -175,7 +175,7 @@ TEST_F(port, point_limit_enospc)
 TEST(port_limit_per_user_emfile)
 {
 	long long max = param(_metadata, "max_ports");
-	int dev = gpuar_dev_open();
+	int dev = t_dev_open();
 	int *ports, n = 0, i;
 	struct rlimit nofile;
 
@@ -188,7 +188,7 @@ TEST(port_limit_per_user_emfile)
 	ports = calloc(max + 1, sizeof(*ports));
 	ASSERT_NE(NULL, ports);
 	for (i = 0; i <= max; i++) {
-		ports[i] = gpuar_port_create(dev, GPUAR_PORT_CLOEXEC);
+		ports[i] = t_port_create(dev, GPUAR_PORT_CLOEXEC);
 		if (ports[i] < 0)
 			break;
 		n++;
@@ -199,7 +199,7 @@ TEST(port_limit_per_user_emfile)
 	/* Closing one makes room for one. */
 	ASSERT_LT(0, n);
 	close(ports[0]);
-	ports[0] = gpuar_port_create(dev, GPUAR_PORT_CLOEXEC);
+	ports[0] = t_port_create(dev, GPUAR_PORT_CLOEXEC);
 	EXPECT_LE(0, ports[0]);
 	for (i = 0; i < n; i++)
 		close(ports[i]);
@@ -255,7 +255,7 @@ static int memlock_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct rlimit rl = { MEMLOCK_PAGES * page, MEMLOCK_PAGES * page };
-	int port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	int port = t_port_open(GPUAR_PORT_CLOEXEC);
 	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
 	__u32 ids[MEMLOCK_PAGES + 1];
 	int i;
@@ -303,7 +303,7 @@ TEST(rlimit_memlock_cap_ipc_lock_exempt)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct rlimit rl = { page, page };
-	int port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	int port = t_port_open(GPUAR_PORT_CLOEXEC);
 	__u64 *mem = lines_map(4);
 	int i;
 
@@ -350,16 +350,16 @@ TEST(params_out_of_range_einval)
 	EXPECT_EQ(EINVAL, param_write("max_waits", "0"));
 	EXPECT_EQ(EINVAL, param_write("max_waits", "1048577"));
 	EXPECT_EQ(EINVAL, param_write("max_waits", "-1"));
-	EXPECT_EQ(waits, gpuar_param("max_waits"));
+	EXPECT_EQ(waits, t_param("max_waits"));
 	EXPECT_EQ(EINVAL, param_write("check_floor_us", "0"));
 	EXPECT_EQ(EINVAL, param_write("checks_per_fire", "4097"));
 	EXPECT_EQ(EINVAL, param_write("busy_read_us", "100001"));
-	EXPECT_EQ(floor_us, gpuar_param("check_floor_us"));
+	EXPECT_EQ(floor_us, t_param("check_floor_us"));
 	ASSERT_EQ(0, param_write("check_floor_us", "10000"));
-	EXPECT_EQ(10000, gpuar_param("check_floor_us"));
+	EXPECT_EQ(10000, t_param("check_floor_us"));
 	snprintf(buf, sizeof(buf), "%lld", floor_us);
 	ASSERT_EQ(0, param_write("check_floor_us", buf));
-	EXPECT_EQ(floor_us, gpuar_param("check_floor_us"));
+	EXPECT_EQ(floor_us, t_param("check_floor_us"));
 }
 
 TEST_HARNESS_MAIN

@@ -6,7 +6,9 @@
  *
  * Helpers return the ioctl's result, or -1 with errno set, exactly as the
  * system call did, so tests assert the errno next to the call. None of
- * them asserts, so threads may use them.
+ * them asserts, so threads may use them. Those that would otherwise share
+ * a name with libgpuar's API carry a t_ prefix (t_port_open is the raw
+ * ioctl, gpuar_port_open the library's call).
  */
 #ifndef GPUAR_SELFTEST_PORT_FIXTURE_H
 #define GPUAR_SELFTEST_PORT_FIXTURE_H
@@ -26,7 +28,7 @@
 
 #include <linux/gpuar.h>
 
-/* Plans of the design brief, in binary form. */
+/* The plans the tests use, in binary form. */
 #define PLAN_PARK_NS 100000ULL		/* park_us=100 */
 #define PLAN_BACKSTOP_NS 1000000000ULL	/* 1 s: far past any test's work */
 
@@ -50,7 +52,7 @@ static inline struct gpuar_plan plan_flag(__u64 park_ns, __u64 backstop_ns)
 	return p;
 }
 
-/* flag + predict with the brief's margin 150 us, sleep 20 us..50 ms. */
+/* flag + predict: margin 150 us, sleep 20 us..50 ms. */
 static inline struct gpuar_plan plan_predict(__u32 window)
 {
 	struct gpuar_plan p = plan_flag(PLAN_PARK_NS, PLAN_BACKSTOP_NS);
@@ -86,12 +88,12 @@ static inline void word_store(__u64 *word, __u64 value)
 }
 
 /* /dev/gpuar, or -1 with errno. */
-static inline int gpuar_dev_open(void)
+static inline int t_dev_open(void)
 {
 	return open(GPUAR_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 }
 
-static inline int gpuar_version(int dev, struct gpuar_version *v)
+static inline int t_version(int dev, struct gpuar_version *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->size = sizeof(*v);
@@ -99,7 +101,7 @@ static inline int gpuar_version(int dev, struct gpuar_version *v)
 }
 
 /* A new port fd (the ioctl's return value), or -1 with errno. */
-static inline int gpuar_port_create(int dev, __u32 flags)
+static inline int t_port_create(int dev, __u32 flags)
 {
 	struct gpuar_port_create c;
 
@@ -110,14 +112,14 @@ static inline int gpuar_port_create(int dev, __u32 flags)
 }
 
 /* Open the device, create a port with @flags, close the device. */
-static inline int gpuar_port_open(__u32 flags)
+static inline int t_port_open(__u32 flags)
 {
-	int dev = gpuar_dev_open();
+	int dev = t_dev_open();
 	int port, err;
 
 	if (dev < 0)
 		return -1;
-	port = gpuar_port_create(dev, flags);
+	port = t_port_create(dev, flags);
 	err = errno;
 	close(dev);
 	errno = err;
@@ -358,7 +360,7 @@ static inline int port_quiet(int port, int ms)
 }
 
 /* A module parameter from /sys/module/gpuar/parameters, or -1. */
-static inline long long gpuar_param(const char *name)
+static inline long long t_param(const char *name)
 {
 	char path[128];
 	long long v = -1;

@@ -21,7 +21,7 @@ FIXTURE(port)
 
 FIXTURE_SETUP(port)
 {
-	self->port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, self->port) {
 		TH_LOG("port: %s", strerror(errno));
 	}

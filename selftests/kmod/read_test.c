@@ -317,7 +317,7 @@ TEST_F(port, epoll_edge_triggered)
  */
 TEST_F_TIMEOUT(port, slow_reader_loses_nothing, 120)
 {
-	long long max = gpuar_param("max_waits");
+	long long max = t_param("max_waits");
 	unsigned int n, i, got = 0, batch = 256;
 	struct gpuar_word_wait *w;
 	struct gpuar_record *r;

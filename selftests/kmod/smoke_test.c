@@ -34,10 +34,10 @@ TEST(device_node_exists)
 TEST(version_query)
 {
 	struct gpuar_version v;
-	int dev = gpuar_dev_open();
+	int dev = t_dev_open();
 
 	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, gpuar_version(dev, &v));
+	ASSERT_EQ(0, t_version(dev, &v));
 	EXPECT_EQ((__u32)GPUAR_ABI_VERSION, v.abi);
 	EXPECT_LE((__u32)GPUAR_RECORD_VERSION_1, v.record_max);
 	EXPECT_EQ(GPUAR_FEATURE_WORD_WAIT | GPUAR_FEATURE_FENCE_WAIT,
@@ -49,11 +49,11 @@ TEST(version_query)
 TEST(port_opens_and_closes)
 {
 	struct gpuar_record r;
-	int dev = gpuar_dev_open();
+	int dev = t_dev_open();
 	int port;
 
 	ASSERT_LE(0, dev);
-	port = gpuar_port_create(dev, GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK);
+	port = t_port_create(dev, GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK);
 	ASSERT_LE(0, port) {
 		TH_LOG("PORT_CREATE: %s", strerror(errno));
 	}

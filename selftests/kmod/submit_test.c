@@ -54,7 +54,7 @@ FIXTURE_VARIANT(plan)
 
 FIXTURE_SETUP(plan)
 {
-	self->port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, self->port);
 	self->lines = lines_map(1);
 	ASSERT_NE(NULL, self->lines);
@@ -385,7 +385,7 @@ TEST_F(port, newer_entries_zero_tail_accepted_nonzero_e2big)
 
 TEST_F(port, batch_above_wait_limit_e2big)
 {
-	long long max = gpuar_param("max_waits");
+	long long max = t_param("max_waits");
 	struct gpuar_word_wait w = word_wait(self->line, 0, 1, 1, 1,
 					     plan_poll());
 	__u32 idx;

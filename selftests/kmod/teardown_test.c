@@ -103,7 +103,7 @@ TEST_F(port, dup_keeps_port_alive)
 static int child_with_pending(int tl, int block_in_read)
 {
 	__u64 *lines = lines_map(1);
-	int port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	int port = t_port_open(GPUAR_PORT_CLOEXEC);
 	struct gpuar_record r;
 	int fence;
 	__u32 id;

@@ -86,7 +86,7 @@ FIXTURE_SETUP(traced)
 	}
 	ASSERT_EQ(0, write_file(TRACEFS "/trace", ""));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/gpuar/enable", "1"));
-	self->port = gpuar_port_open(GPUAR_PORT_CLOEXEC);
+	self->port = t_port_open(GPUAR_PORT_CLOEXEC);
 	ASSERT_LE(0, self->port);
 	self->lines = lines_map(1);
 	ASSERT_NE(NULL, self->lines);

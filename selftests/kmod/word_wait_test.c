@@ -341,7 +341,7 @@ TEST_F(port, eight_slots_of_one_line)
 /* As many lines as the port allows, one wait each, one device store each. */
 TEST_F(port, many_lines)
 {
-	long long max = gpuar_param("max_lines");
+	long long max = t_param("max_lines");
 	unsigned int n, i;
 	__u64 *mem;
 	__u32 *ids;
@@ -380,7 +380,7 @@ TEST_F(port, many_lines)
 /* A poll plan has no backstop of its own: the module's default ends it. */
 TEST_F_TIMEOUT(port, poll_plan_times_out_at_module_backstop, 60)
 {
-	long long backstop_us = gpuar_param("poll_backstop_us");
+	long long backstop_us = t_param("poll_backstop_us");
 	struct gpuar_record r;
 
 	ASSERT_LT(0, backstop_us);
@@ -397,7 +397,7 @@ TEST_F_TIMEOUT(port, poll_plan_times_out_at_module_backstop, 60)
 /* However short park_ns is, checks never come faster than the floor. */
 TEST_F(port, park_interval_respects_floor)
 {
-	long long floor_us = gpuar_param("check_floor_us");
+	long long floor_us = t_param("check_floor_us");
 	struct device_store d;
 	struct gpuar_record r;
 	__u64 span;
@@ -420,7 +420,7 @@ TEST_F(port, park_interval_respects_floor)
 /* A flag plan without a backstop gets the module's default. */
 TEST_F_TIMEOUT(port, flag_plan_zero_backstop_uses_module_default, 60)
 {
-	long long backstop_us = gpuar_param("poll_backstop_us");
+	long long backstop_us = t_param("poll_backstop_us");
 	struct gpuar_record r;
 
 	ASSERT_LT(0, backstop_us);
@@ -436,7 +436,7 @@ TEST_F_TIMEOUT(port, flag_plan_zero_backstop_uses_module_default, 60)
 /* A poll plan checks at the module's poll interval, no faster. */
 TEST_F(port, poll_plan_checks_at_module_interval)
 {
-	long long interval_us = gpuar_param("poll_interval_us");
+	long long interval_us = t_param("poll_interval_us");
 	struct device_store d;
 	struct gpuar_record r;
 	__u64 span;

@@ -168,7 +168,7 @@ END_TEST
 
 START_TEST(refuses_malformed_edges)
 {
-	assert_bands_refused("block;", 6, "expected 'rows>='");
+	assert_bands_refused("block;", 6, "missing 'rows>='");
 	assert_bands_refused("block;poll", 6, "expected 'rows>='");
 	assert_bands_refused("block;rows>32:poll", 6, "expected 'rows>='");
 	assert_bands_refused("block;rows>=:poll", 12,

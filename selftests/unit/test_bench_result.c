@@ -124,6 +124,55 @@ START_TEST(targets_are_ratios_to_the_floors)
 }
 END_TEST
 
+/* The target named @name among @n, or NULL. */
+static const struct bench_target *named(const struct bench_target *t,
+					unsigned int n, const char *name)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+START_TEST(imminent_targets_are_ratios_to_the_blocked_reader)
+{
+	struct bench_target t[BENCH_TARGETS_MAX];
+	const struct bench_target *x;
+	struct bench_result *r;
+	unsigned int n;
+
+	add("spin", "spin", 0, 0.5, 1000);
+	add("futex-wake", "futex-wake", 0, 100, 300);
+	add("kport-read", "kport-read", 0, 30, 700);
+	add("lib-reap", "lib-reap", 0, 36, 700);		/* 36 > 30 + 5 */
+	r = add("kport-epoll-imminent", "kport-epoll-imminent", 0, 34, 740);
+	for (int i = 0; i < 5; i++)
+		r->rep[i].timer_fires = 1.5;
+	bench_summarize(r);
+	n = bench_targets(&run, t, BENCH_TARGETS_MAX);
+	ck_assert_uint_le(n, BENCH_TARGETS_MAX);
+	x = named(t, n, "lib-reap p50 <= kport-read p50 + 5 us");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(x->state, "missed");
+	x = named(t, n, "kport-epoll-imminent p50 <= kport-read p50 + 5 us");
+	ck_assert_str_eq(x->state, "met");
+	ck_assert_double_eq_tol(x->limit, 35.0, 1e-9);
+	x = named(t, n, "kport-epoll-imminent p50 <= 0.5x futex-wake p50");
+	ck_assert_str_eq(x->state, "met");
+	x = named(t, n, "kport-epoll-imminent system CPU <= 0.75x spin");
+	ck_assert_str_eq(x->state, "met");
+	ck_assert_double_eq_tol(x->limit, 750.0, 1e-9);
+	x = named(t, n, "kport-epoll-imminent system CPU <= 1.2x kport-read");
+	ck_assert_str_eq(x->state, "met");
+	x = named(t, n, "kport-epoll-imminent timer firings <= 2 per wait");
+	ck_assert_str_eq(x->state, "met");
+	ck_assert_double_eq_tol(x->measured, 1.5, 1e-9);
+	/* Skipped (a module without the feature): unmeasured, not missed. */
+	x = named(t, n, "kport-uring-imminent p50 <= kport-read p50 + 5 us");
+	ck_assert_str_eq(x->state, "unmeasured");
+}
+END_TEST
+
 START_TEST(targets_on_the_oracle_are_unmeasured_without_a_margin)
 {
 	struct bench_target t[BENCH_TARGETS_MAX];
@@ -176,6 +225,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, oracle_unchosen_without_spin);
 	tcase_add_test(tc, oracle_unchosen_when_none_qualifies);
 	tcase_add_test(tc, targets_are_ratios_to_the_floors);
+	tcase_add_test(tc, imminent_targets_are_ratios_to_the_blocked_reader);
 	tcase_add_test(tc, targets_on_the_oracle_are_unmeasured_without_a_margin);
 	tcase_add_test(tc, skipped_and_failed_results_are_named_so);
 	tcase_add_test(tc, virt_is_read_from_what_the_guest_sees);

@@ -108,10 +108,43 @@ START_TEST(record_strategies_split_detection_from_hand_back)
 }
 END_TEST
 
+/*
+ * The strategies that run here without a module: the reactor (its
+ * scanner's unparks counted as wake-ups, no port, so no timer count) and
+ * the user engine's event loop with imminent readiness (timer firings
+ * from its port). Counts are per wait and only consistent, not bounded:
+ * the machine may be busy.
+ */
+START_TEST(reactor_and_user_imminent_complete_and_count)
+{
+	configure("reactor-spin,user-imminent,user-predict", 2);
+	ck_assert_uint_eq(run.results, 3);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++) {
+		const struct bench_result *r = &run.result[i];
+
+		assert_measured(r, 8);
+		for (unsigned int k = 0; k < r->reps; k++) {
+			const struct bench_rep *p = &r->rep[k];
+
+			ck_assert(p->ctx_switches >= 0 && p->wakeups >= 0);
+			if (i == 0)
+				ck_assert(p->timer_fires < 0);
+			else
+				ck_assert(p->timer_fires >= 0);
+		}
+	}
+	/* The reactor's waiter blocks for every completion it is handed. */
+	ck_assert(run.result[0].sum.wakeups.median > 0);
+	ck_assert_str_eq(run.result[0].plan, "reactor:spin_passes=10000");
+}
+END_TEST
+
 START_TEST(missing_module_skips_with_reason)
 {
-	configure("kport-read,kport-epoll,kport-uring,fence-vgem", 1);
-	ck_assert_uint_eq(run.results, 4);
+	configure("kport-read,kport-epoll,kport-uring,fence-vgem,lib-reap,"
+		  "kport-epoll-imminent,kport-uring-imminent", 1);
+	ck_assert_uint_eq(run.results, 7);
 	for (unsigned int i = 0; i < run.results; i++) {
 		ck_assert(run.result[i].skipped);
 		ck_assert_ptr_nonnull(strstr(run.result[i].reason, "/nonexistent/gpuar"));
@@ -143,6 +176,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bench_strategies_complete_every_wait);
 	tcase_add_test(tc, streams_complete_every_wait);
 	tcase_add_test(tc, record_strategies_split_detection_from_hand_back);
+	tcase_add_test(tc, reactor_and_user_imminent_complete_and_count);
 	tcase_add_test(tc, missing_module_skips_with_reason);
 	tcase_add_test(tc, plans_are_reported_per_strategy);
 	suite_add_tcase(s, tc);

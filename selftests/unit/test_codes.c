@@ -28,6 +28,8 @@ static const struct {
 	{11, "engine-fallback", GPUAR_SEV_WARNING},
 	{12, "system-error", GPUAR_SEV_ERROR},
 	{13, "invalid-argument", GPUAR_SEV_ERROR},
+	{14, "feature-unavailable", GPUAR_SEV_ERROR},
+	{15, "feature-fallback", GPUAR_SEV_WARNING},
 };
 #define RELEASED (sizeof(released) / sizeof(released[0]))
 

@@ -35,6 +35,10 @@ typedef unsigned int (*fn_destroy)(void *);
 typedef unsigned int (*fn_u_pi)(int *);
 
 #define CU_STREAM_LEGACY_HANDLE ((void *)0x1)
+#define CU_STREAM_PER_THREAD_HANDLE ((void *)0x2)
+#define CU_CAPTURE_MODE_GLOBAL 0u
+#define CU_CAPTURE_MODE_RELAXED 2u
+#define CU_CAPTURE_INVALIDATED 901u
 #define CU_LAUNCH_FAILED 719u
 
 #define SYM(type, name) ((type)vt_sym(name))
@@ -97,7 +101,7 @@ static void real_launch(void *s, uint64_t ns)
 	cu_with_ctx0(false);
 }
 
-VT_BACKEND_CALLS(cuda, struct gpuar_cuda, struct CUstream_st)
+VT_BACKEND_CALLS(cuda, struct gpuar_cuda, struct CUstream_st, struct CUevent_st)
 
 /* A stream of @device's primary context, made through the driver. */
 static void *cu_stream_new(int device)
@@ -143,10 +147,11 @@ static void cu_work(void *s, uint64_t ns)
 		real_launch(s, ns);
 		return;
 	}
-	if (s == CU_STREAM_LEGACY_HANDLE)
+	/* The special handles name the current context's streams. */
+	if ((uintptr_t)s <= 2)
 		cu_with_ctx0(true);
 	ck_assert_uint_eq(SYM(fn_u_p_u64, "gpuar_fake_cuda_work")(s, ns), 0);
-	if (s == CU_STREAM_LEGACY_HANDLE)
+	if ((uintptr_t)s <= 2)
 		cu_with_ctx0(false);
 }
 
@@ -176,6 +181,36 @@ static void cu_capture(void *s, int on)
 		return;
 	}
 	ck_assert_uint_eq(SYM(fn_u_p_i, "gpuar_fake_cuda_capture")(s, on), 0);
+}
+
+typedef unsigned int (*fn_event_record)(void *, void *);
+
+static void *cu_event_new(void)
+{
+	void *e = NULL;
+
+	cu_with_ctx0(true);
+	ck_assert_uint_eq(SYM(fn_create, "cuEventCreate")(&e, 2), 0);
+	cu_with_ctx0(false);
+	return e;
+}
+
+static void cu_event_record(void *e, void *s)
+{
+	cu_with_ctx0(true);
+	ck_assert_uint_eq(SYM(fn_event_record, "cuEventRecord")(e, s), 0);
+	cu_with_ctx0(false);
+}
+
+static void cu_event_free(void *e)
+{
+	ck_assert_uint_eq(SYM(fn_destroy, "cuEventDestroy_v2")(e), 0);
+}
+
+static void cu_without_stream_ids(void)
+{
+	vt_point_at_double("cuda/libcuda.so.1");
+	SYM(fn_v_s, "gpuar_fake_cuda_hide")("cuStreamGetId");
 }
 
 /* Only the double can count these: -1 / 0 under the real driver. */
@@ -208,6 +243,11 @@ static const struct vt cuda_vt = {
 	.registered_pages = cu_registered_pages,
 	.unsafe_unregisters = cu_unsafe_unregisters,
 	.default_stream = CU_STREAM_LEGACY_HANDLE,
+	.event_new = cu_event_new,
+	.event_record = cu_event_record,
+	.event_free = cu_event_free,
+	.per_thread_stream = CU_STREAM_PER_THREAD_HANDLE,
+	.without_stream_ids = cu_without_stream_ids,
 };
 
 /* ------------------------------------------------- CUDA-only cases */
@@ -304,14 +344,264 @@ START_TEST(lines_hold_the_primary_context_until_freed)
 }
 END_TEST
 
-START_TEST(stores_keep_the_memory_barrier)
+typedef unsigned int (*fn_write_value)(void *, uint64_t, uint64_t, unsigned int);
+
+/*
+ * Every store is preceded by an explicit system-scope barrier: the v2
+ * write documents no fence of its own, and v2 refuses the flag that
+ * v1 used to drop it.
+ */
+START_TEST(stores_come_behind_an_explicit_barrier)
 {
 	void *s = cu_stream_new(0);
+	uint64_t dev = gpuar_vendor_line_device_address(vline);
 
 	for (uint32_t i = 0; i < 4; i++)
 		ck_assert_int_eq(gpuar_cuda_record(vline, i, s, NULL, &vdiag), 0);
+	ck_assert_int_eq(gpuar_cuda_stream_wait_word(vline, 7, s, 0, &vdiag), 0);
 	cu_stream_free(s);
-	ck_assert_uint_eq(SYM(fn_u64_v, "gpuar_fake_cuda_no_barrier_writes")(), 0);
+	ck_assert_uint_eq(SYM(fn_u64_v, "gpuar_fake_cuda_unfenced_writes")(), 0);
+	/* the double is as strict as v2: NO_MEMORY_BARRIER (1) is refused */
+	s = cu_stream_new(0);
+	ck_assert_uint_eq(SYM(fn_write_value, "cuStreamWriteValue64_v2")(s, dev, 1, 1),
+			  1 /* CUDA_ERROR_INVALID_VALUE */);
+	cu_stream_free(s);
+}
+END_TEST
+
+typedef unsigned int (*fn_begin_capture_mode)(void *, unsigned int);
+
+/*
+ * A capture in the global mode (torch.cuda.graph) on this very thread:
+ * the backend's own status queries (an unguarded poll wait, a flag wait's
+ * backstop) run in the relaxed mode, so the capture stays valid and the
+ * waits complete as they would without it.
+ */
+START_TEST(global_capture_survives_the_backends_queries)
+{
+	const char *plans[] = { "poll", FLAG_PLAN };
+	void *c = cu_stream_new(0), *s = cu_stream_new(0), *graph = NULL;
+
+	for (uint32_t i = 0; i < 2; i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_completion out;
+
+		cu_work(s, 30 * MS);
+		ck_assert_uint_eq(SYM(fn_begin_capture_mode, "cuStreamBeginCapture_v2")(
+					  c, CU_CAPTURE_MODE_GLOBAL), 0);
+		ck_assert_msg(gpuar_cuda_await(vline, 0, s, &plan, 1, 80 + i, NULL,
+					       &vdiag) == 0, "%s", vdiag.message);
+		out = vt_reap_one(vb);
+		ck_assert_uint_eq(out.record.user_data, 80 + i);
+		ck_assert_int_eq(out.record.status, 0);
+		ck_assert_uint_eq(SYM(fn_end_capture, "cuStreamEndCapture")(c, &graph), 0);
+		ck_assert_ptr_nonnull(graph);
+		SYM(fn_graph_destroy, "cuGraphDestroy")(graph);
+	}
+	cu_stream_free(c);
+	cu_stream_free(s);
+}
+END_TEST
+
+/*
+ * A driver without cuThreadExchangeStreamCaptureMode: a backstop query
+ * during a capture fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, which
+ * says nothing about the awaited work: "ask again", never an error record.
+ */
+START_TEST(capture_errors_mean_not_now)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
+	struct gpuar_vendor_completion out;
+	struct gpuar_cuda *cu;
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *port;
+	struct gpuar_error d;
+	void *c, *s, *graph = NULL;
+
+	vt_point_at_double(cuda_vt.double_path);
+	SYM(fn_v_s, "gpuar_fake_cuda_hide")("cuThreadExchangeStreamCaptureMode");
+	ck_assert_msg(gpuar_cuda_open(&cu, 0, &d) == 0, "%s", d.message);
+	vt_open_port(&port);
+	ck_assert_int_eq(gpuar_cuda_line_alloc(cu, port, &l, &d), 0);
+	c = cu_stream_new(0);
+	s = cu_stream_new(0);
+	cu_work(s, 30 * MS);
+	ck_assert_uint_eq(SYM(fn_begin_capture_mode, "cuStreamBeginCapture_v2")(
+				  c, CU_CAPTURE_MODE_GLOBAL), 0);
+	ck_assert_msg(gpuar_cuda_await(l, 0, s, &plan, 1, 90, NULL, &d) == 0, "%s",
+		      d.message);
+	ck_assert_int_eq(gpuar_cuda_reap(cu, port, &out, 1, REAP_TIMEOUT_NS, &d), 1);
+	ck_assert_uint_eq(out.record.user_data, 90);
+	ck_assert_int_eq(out.record.status, 0);
+	ck_assert_int_eq(out.vendor_status, 0);
+	/* without the relaxed mode the queries did break the capture */
+	ck_assert_uint_eq(SYM(fn_end_capture, "cuStreamEndCapture")(c, &graph),
+			  CU_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(gpuar_cuda_line_free(l, 1000 * MS, &d), 0);
+	gpuar_port_close(port);
+	gpuar_cuda_close(cu);
+	cu_stream_free(c);
+	cu_stream_free(s);
+}
+END_TEST
+
+struct cu_reaper {
+	int n;
+	struct gpuar_vendor_completion c;
+};
+
+static void *cu_reap_in_thread(void *p)
+{
+	struct cu_reaper *r = p;
+	struct gpuar_error d;
+
+	r->n = gpuar_cuda_reap(vb, vport, &r->c, 1, REAP_TIMEOUT_NS, &d);
+	return NULL;
+}
+
+struct cu_awaiter {
+	void *s;
+	int rc;
+	bool done;
+};
+
+static void *cu_await_in_thread(void *p)
+{
+	struct cu_awaiter *a = p;
+	struct gpuar_plan plan = vt_plan("poll");
+	struct gpuar_error d;
+
+	a->rc = gpuar_cuda_await(vline, 1, a->s, &plan, 1, 101, NULL, &d);
+	__atomic_store_n(&a->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A driver call that takes long (here: a stream query the double holds)
+ * made by one thread's reap must not hold up another thread's await: the
+ * backend never calls the driver while holding the lock awaits share.
+ */
+START_TEST(slow_driver_query_does_not_block_other_awaits)
+{
+	struct gpuar_plan plan = vt_plan("poll");	/* queried while reaping */
+	struct cu_reaper r = { 0 };
+	struct cu_awaiter a = { .s = cu_stream_new(0) };
+	void *s = cu_stream_new(0);
+	pthread_t reaper, awaiter;
+	int i;
+
+	cu_work(s, 200 * MS);
+	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 1, 100, NULL, &vdiag), 0);
+	SYM(fn_v_i, "gpuar_fake_cuda_hold_queries")(1);
+	ck_assert_int_eq(pthread_create(&reaper, NULL, cu_reap_in_thread, &r), 0);
+	for (i = 0; i < 5000 && !SYM(fn_i_v, "gpuar_fake_cuda_held_queries")(); i++)
+		vt_sleep_ms(1);
+	ck_assert_msg(i < 5000, "the reaper never queried the stream");
+	ck_assert_int_eq(pthread_create(&awaiter, NULL, cu_await_in_thread, &a), 0);
+	for (i = 0; i < 5000 && !__atomic_load_n(&a.done, __ATOMIC_ACQUIRE); i++)
+		vt_sleep_ms(1);
+	ck_assert_msg(a.done, "an await waited for another thread's driver call");
+	SYM(fn_v_i, "gpuar_fake_cuda_hold_queries")(0);
+	pthread_join(awaiter, NULL);
+	pthread_join(reaper, NULL);
+	ck_assert_int_eq(a.rc, 0);
+	ck_assert_int_eq(r.n, 1);
+	ck_assert_int_eq(r.c.record.status, 0);
+	r.c = vt_reap_one(vb);
+	ck_assert_int_eq(r.c.record.status, 0);
+	cu_stream_free(s);
+	cu_stream_free(a.s);
+}
+END_TEST
+
+typedef unsigned int (*fn_get_nodes)(void *, void **, size_t *);
+typedef unsigned int (*fn_instantiate)(void **, void *, unsigned long long);
+
+/*
+ * A gpuar completion inside a CUDA graph: each of 1,000 replays
+ * completes its own wait, the waits reaching their numbers in launch
+ * order.
+ */
+START_TEST(graph_replays_complete_their_own_waits)
+{
+	enum { REPLAYS = 1000 };
+	struct gpuar_plan plan = vt_plan("poll");
+	void *s = cu_stream_new(0), *graph = NULL, *exec = NULL, *done = NULL;
+	void *nodes[4];
+	size_t n = 4;
+	static bool seen[REPLAYS];
+	uint32_t reaped = 0;
+
+	/* the replayed work: 100 us captured from a stream */
+	ck_assert_uint_eq(SYM(fn_begin_capture_mode, "cuStreamBeginCapture_v2")(
+				  s, CU_CAPTURE_MODE_RELAXED), 0);
+	cu_work(s, 100000);
+	ck_assert_uint_eq(SYM(fn_end_capture, "cuStreamEndCapture")(s, &graph), 0);
+	ck_assert_uint_eq(SYM(fn_get_nodes, "cuGraphGetNodes")(graph, nodes, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_msg(gpuar_cuda_graph_add_completion(vline, 5, graph,
+			(struct CUgraphNode_st *const *)nodes, 1,
+			(struct CUgraphNode_st **)&done, &vdiag) == 0, "%s",
+		      vdiag.message);
+	cu_with_ctx0(true);
+	ck_assert_uint_eq(SYM(fn_instantiate, "cuGraphInstantiateWithFlags")(
+				  &exec, graph, 0), 0);
+	cu_with_ctx0(false);
+	for (uint32_t i = 0; i < REPLAYS; i++) {
+		uint64_t target = 0;
+
+		ck_assert_msg(gpuar_cuda_graph_launch(vline, 5, exec, done, s, &plan,
+						      4, i, &target, &vdiag) == 0,
+			      "replay %u: %s", i, vdiag.message);
+		ck_assert_uint_eq(target, (uint64_t)i + 1);
+	}
+	while (reaped < REPLAYS) {
+		struct gpuar_vendor_completion out[32];
+		int got = gpuar_cuda_reap(vb, vport, out, 32, REAP_TIMEOUT_NS, &vdiag);
+
+		ck_assert_msg(got > 0, "reap: %d %s", got, vdiag.message);
+		for (int k = 0; k < got; k++) {
+			uint64_t i = out[k].record.user_data;
+
+			ck_assert_uint_lt(i, REPLAYS);
+			ck_assert(!seen[i]);
+			seen[i] = true;
+			ck_assert_int_eq(out[k].record.status, 0);
+			ck_assert(vt_word_reached(vline, 5, i + 1));
+		}
+		reaped += (uint32_t)got;
+	}
+	ck_assert_uint_eq(gpuar_vendor_line_words(vline)[5], REPLAYS);
+	ck_assert_uint_eq(SYM(fn_destroy, "cuGraphExecDestroy")(exec), 0);
+	SYM(fn_graph_destroy, "cuGraphDestroy")(graph);
+	cu_stream_free(s);
+}
+END_TEST
+
+/* A driver without graph memop nodes: a coded refusal, not a crash. */
+START_TEST(graph_completion_refused_without_memop_nodes)
+{
+	struct gpuar_cuda *cu;
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *port;
+	struct gpuar_error d;
+	void *graph = NULL, *node = NULL;
+
+	vt_point_at_double(cuda_vt.double_path);
+	SYM(fn_v_s, "gpuar_fake_cuda_hide")("cuGraphExecBatchMemOpNodeSetParams");
+	ck_assert_msg(gpuar_cuda_open(&cu, 0, &d) == 0, "%s", d.message);
+	vt_open_port(&port);
+	ck_assert_int_eq(gpuar_cuda_line_alloc(cu, port, &l, &d), 0);
+	ck_assert_uint_eq(SYM(fn_create, "cuGraphCreate")(&graph, 0), 0);
+	ck_assert_int_eq(gpuar_cuda_graph_add_completion(l, 0, graph, NULL, 0,
+			(struct CUgraphNode_st **)&node, &d), -EOPNOTSUPP);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(d.message, "cuGraphExecBatchMemOpNodeSetParams"), "%s",
+		      d.message);
+	SYM(fn_graph_destroy, "cuGraphDestroy")(graph);
+	ck_assert_int_eq(gpuar_cuda_line_free(l, 0, &d), 0);
+	gpuar_port_close(port);
+	gpuar_cuda_close(cu);
 }
 END_TEST
 
@@ -371,14 +661,19 @@ int main(void)
 		tcase_add_test(tc, missing_entry_point_is_named);
 		tcase_add_test(tc, device_without_64bit_stream_mem_ops_refused);
 		tcase_add_test(tc, no_device_reported_by_cuInit);
+		tcase_add_test(tc, capture_errors_mean_not_now);
+		tcase_add_test(tc, graph_completion_refused_without_memop_nodes);
 		suite_add_tcase(suite, tc);
 	}
 	tcase_add_checked_fixture(own, vt_setup, vt_teardown);
 	tcase_set_timeout(own, 30);
 	if (!real_driver) {
 		tcase_add_test(own, lines_hold_the_primary_context_until_freed);
-		tcase_add_test(own, stores_keep_the_memory_barrier);
+		tcase_add_test(own, stores_come_behind_an_explicit_barrier);
+		tcase_add_test(own, slow_driver_query_does_not_block_other_awaits);
 	}
+	tcase_add_test(own, global_capture_survives_the_backends_queries);
+	tcase_add_test(own, graph_replays_complete_their_own_waits);
 	tcase_add_test(own, reverse_wait_compares_in_wrapping_order);
 	tcase_add_test(own, sticky_error_names_the_first_failure);
 	suite_add_tcase(suite, own);

@@ -4,7 +4,8 @@
  * ($(BUILD)/doubles/hip/libamdhip64.so.6): the shared cases of
  * selftests/doubles/vendor_cases.h, plus what differs from CUDA: the
  * soname order, a runtime lacking an entry point, devices instead of
- * contexts, and hipStreamWaitValue64's plain (non-wrapping) comparison.
+ * contexts, hipStreamWaitValue64's plain (non-wrapping) comparison and
+ * its capability attribute, the ROCm 7 soname and the version range.
  */
 #include <gpuar/hip.h>
 
@@ -25,7 +26,7 @@ typedef unsigned int (*fn_destroy)(void *);
 
 #define SYM(type, name) ((type)vt_sym(name))
 
-VT_BACKEND_CALLS(hip, struct gpuar_hip, struct ihipStream_t)
+VT_BACKEND_CALLS(hip, struct gpuar_hip, struct ihipStream_t, struct ihipEvent_t)
 
 /* A stream of @device, made through the runtime; device 0 current after. */
 static void *hip_stream_new(int device)
@@ -68,6 +69,32 @@ static uint64_t hip_unsafe_unregisters(void)
 	return SYM(fn_u64_v, "gpuar_fake_hip_unsafe_unregisters")();
 }
 
+typedef unsigned int (*fn_event_record)(void *, void *);
+
+static void *hip_event_new(void)
+{
+	void *e = NULL;
+
+	ck_assert_uint_eq(SYM(fn_create, "hipEventCreateWithFlags")(&e, 2), 0);
+	return e;
+}
+
+static void hip_event_record(void *e, void *s)
+{
+	ck_assert_uint_eq(SYM(fn_event_record, "hipEventRecord")(e, s), 0);
+}
+
+static void hip_event_free(void *e)
+{
+	ck_assert_uint_eq(SYM(fn_destroy, "hipEventDestroy")(e), 0);
+}
+
+/* HIP 5.2 (Debian bookworm's) has no hipStreamGetId. */
+static void hip_without_stream_ids(void)
+{
+	vt_point_at_double("hip/libamdhip64.so.5");
+}
+
 static const struct vt hip_vt = {
 	.name = "hip",
 	.library_env = "GPUAR_HIP_LIBRARY",
@@ -83,6 +110,11 @@ static const struct vt hip_vt = {
 	.registered_pages = hip_registered_pages,
 	.unsafe_unregisters = hip_unsafe_unregisters,
 	.default_stream = HIP_STREAM_PER_THREAD_HANDLE,
+	.event_new = hip_event_new,
+	.event_record = hip_event_record,
+	.event_free = hip_event_free,
+	.per_thread_stream = HIP_STREAM_PER_THREAD_HANDLE,
+	.without_stream_ids = hip_without_stream_ids,
 };
 
 /* -------------------------------------------------- HIP-only cases */
@@ -169,6 +201,110 @@ START_TEST(reverse_wait_up_to_2_64_works)
 }
 END_TEST
 
+/*
+ * ROCm 7 ships libamdhip64.so.7: found by its soname. The double is
+ * loaded by path first, so the backend's dlopen of the soname finds it
+ * (the dynamic loader matches loaded objects by soname), whatever else
+ * is installed.
+ */
+START_TEST(rocm7_soname_is_found)
+{
+	char path[PATH_MAX + 64];
+	struct gpuar_hip *h;
+	struct gpuar_error d;
+	void *dl;
+
+	vt_point_at_double("hip/libamdhip64.so.7");
+	snprintf(path, sizeof(path), "%s", getenv("GPUAR_HIP_LIBRARY"));
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(dl, "%s", dlerror());
+	unsetenv("GPUAR_HIP_LIBRARY");
+	ck_assert_msg(gpuar_hip_open(&h, 0, &d) == 0, "%s", d.message);
+	ck_assert_str_eq(gpuar_hip_library(h), "libamdhip64.so.7");
+	gpuar_hip_close(h);
+	dlclose(dl);
+}
+END_TEST
+
+/* A runtime older than HIP 5 or newer than 8.x: refused, with its version. */
+START_TEST(runtime_version_outside_the_range_refused)
+{
+	struct gpuar_hip *h = NULL;
+	struct gpuar_error d;
+
+	vt_point_at_double(hip_vt.double_path);
+	setenv("GPUAR_FAKE_HIP_RUNTIME_VERSION", "40400000", 1);
+	ck_assert_int_eq(gpuar_hip_open(&h, 0, &d), -EOPNOTSUPP);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(d.message, "40400000"), "%s", d.message);
+	setenv("GPUAR_FAKE_HIP_RUNTIME_VERSION", "90000000", 1);
+	ck_assert_int_eq(gpuar_hip_open(&h, 0, &d), -EOPNOTSUPP);
+	setenv("GPUAR_FAKE_HIP_RUNTIME_VERSION", "70151830", 1);
+	ck_assert_msg(gpuar_hip_open(&h, 0, &d) == 0, "%s", d.message);
+	gpuar_hip_close(h);
+}
+END_TEST
+
+/* A device without hipDeviceAttributeCanUseStreamWaitValue: reverse
+ * waits are refused up front, records still work. */
+START_TEST(reverse_wait_refused_without_the_capability)
+{
+	struct gpuar_hip *h;
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *port;
+	struct gpuar_error d;
+	void *s;
+
+	vt_point_at_double(hip_vt.double_path);
+	setenv("GPUAR_FAKE_HIP_NO_WAIT_VALUE", "1", 1);
+	ck_assert_msg(gpuar_hip_open(&h, 0, &d) == 0, "%s", d.message);
+	vt_open_port(&port);
+	ck_assert_int_eq(gpuar_hip_line_alloc(h, port, &l, &d), 0);
+	s = hip_stream_new(0);
+	ck_assert_int_eq(gpuar_hip_stream_wait_word(l, 0, s, 1, &d), -EOPNOTSUPP);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_msg(strstr(d.message, "CanUseStreamWaitValue"), "%s", d.message);
+	ck_assert_int_eq(gpuar_hip_record(l, 1, s, NULL, &d), 0);
+	hip_stream_free(s);
+	ck_assert_int_eq(gpuar_hip_line_free(l, 1000 * MS, &d), 0);
+	gpuar_port_close(port);
+	gpuar_hip_close(h);
+}
+END_TEST
+
+typedef unsigned int (*fn_is_capturing)(void *, unsigned int *);
+
+/*
+ * A capture in the global mode on this very thread: the backend's own
+ * status queries run in the relaxed mode, so the capture stays valid and
+ * the waits complete as they would without it.
+ */
+START_TEST(global_capture_survives_the_backends_queries)
+{
+	const char *plans[] = { "poll", FLAG_PLAN };
+	void *c = hip_stream_new(0), *s = hip_stream_new(0);
+
+	for (uint32_t i = 0; i < 2; i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_completion out;
+		unsigned int status = 0;
+
+		hip_work(s, 30 * MS);
+		hip_capture(c, 1);
+		ck_assert_msg(gpuar_hip_await(vline, 0, s, &plan, 1, 80 + i, NULL,
+					      &vdiag) == 0, "%s", vdiag.message);
+		out = vt_reap_one(vb);
+		ck_assert_uint_eq(out.record.user_data, 80 + i);
+		ck_assert_int_eq(out.record.status, 0);
+		ck_assert_uint_eq(SYM(fn_is_capturing, "hipStreamIsCapturing")(c, &status), 0);
+		ck_assert_uint_eq(status, 1);	/* active, not invalidated */
+		hip_capture(c, 0);
+	}
+	hip_stream_free(c);
+	hip_stream_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("hip_backend");
@@ -178,12 +314,16 @@ int main(void)
 	V = &hip_vt;
 	tcase_add_test(tc, runtime_lacking_an_entry_point_is_named);
 	tcase_add_test(tc, reports_the_library_it_loaded);
+	tcase_add_test(tc, rocm7_soname_is_found);
+	tcase_add_test(tc, runtime_version_outside_the_range_refused);
+	tcase_add_test(tc, reverse_wait_refused_without_the_capability);
 	suite_add_tcase(suite, tc);
 	tcase_add_checked_fixture(own, vt_setup, vt_teardown);
 	tcase_set_timeout(own, 30);
 	tcase_add_test(own, calls_restore_the_callers_current_device);
 	tcase_add_test(own, reverse_wait_across_2_64_refused);
 	tcase_add_test(own, reverse_wait_up_to_2_64_works);
+	tcase_add_test(own, global_capture_survives_the_backends_queries);
 	suite_add_tcase(suite, own);
 	vt_add_open_cases(suite);
 	vt_add_cases(suite);

@@ -11,6 +11,7 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "trained_port.h"
 #include "unit_tap.h"
 
 #include <check.h>
@@ -30,76 +31,14 @@
 #define WORK_NS (20 * MS)
 #define TRAINING 3
 
-struct fixture {
-	struct gpuar_port *port;
-	struct gpuar_line *line;
-	struct gpuar_soft_producer *prod;
-	uint64_t *word;
-	uint64_t seq;
-	struct gpuar_word_wait wait;
-};
-
-static void setup(struct fixture *f, uint32_t busy_read_us, const char *plan)
+static void setup(struct trained_port *f, uint32_t busy_read_us, const char *plan)
 {
 	struct gpuar_port_options o = {
 		.engine = GPUAR_ENGINE_USER,
 		.busy_read_us = busy_read_us,
 	};
-	struct gpuar_error err;
 
-	ck_assert_msg(gpuar_port_open(&f->port, &o, &err) == 0, "%s",
-		      err.message);
-	ck_assert_int_eq(gpuar_line_alloc(f->port, &f->line), 0);
-	ck_assert_int_eq(gpuar_soft_producer_new(&f->prod), 0);
-	f->word = &gpuar_line_words(f->line)[0];
-	f->seq = 0;
-	f->wait = (struct gpuar_word_wait){
-		.point = 9,
-		.line = gpuar_line_id(f->line),
-	};
-	ck_assert_int_eq(gpuar_plan_from_text(plan, &f->wait.plan, NULL), 0);
-}
-
-static void teardown(struct fixture *f)
-{
-	gpuar_soft_producer_free(f->prod);
-	gpuar_port_close(f->port);
-}
-
-static void submit_next(struct fixture *f, uint64_t delay_ns)
-{
-	f->seq++;
-	f->wait.target = f->seq;
-	f->wait.user_data = f->seq;
-	ck_assert_int_eq(gpuar_submit_word_waits(f->port, &f->wait, 1, NULL),
-			 1);
-	ck_assert_int_eq(gpuar_soft_store_after(f->prod, f->word, f->seq,
-						delay_ns), 0);
-}
-
-static struct gpuar_record reap1(struct fixture *f)
-{
-	struct gpuar_record rec;
-
-	ck_assert_int_eq(gpuar_reap(f->port, &rec, 1, 2000 * MS), 1);
-	return rec;
-}
-
-/* Waits of @work_ns, so the point predicts it and later waits sleep. */
-static void train(struct fixture *f)
-{
-	struct gpuar_point_stats ps = { .point = f->wait.point };
-
-	for (int i = 0; i < TRAINING; i++) {
-		struct gpuar_record rec;
-
-		submit_next(f, WORK_NS);
-		rec = reap1(f);
-		ck_assert_uint_eq(rec.value, f->seq);
-		ck_assert_int_eq(rec.status, 0);
-	}
-	ck_assert_int_eq(gpuar_point_stats(f->port, &ps), 0);
-	ck_assert(ps.flags & GPUAR_POINT_HAS_PREDICTION);
+	trained_port_open(f, &o, plan, 9);
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -110,7 +49,7 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static struct gpuar_port_stats stats(struct fixture *f)
+static struct gpuar_port_stats stats(struct trained_port *f)
 {
 	struct gpuar_port_stats st = { .size = sizeof(st) };
 
@@ -122,7 +61,7 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 {
 	struct gpuar_port_stats before, after;
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 	uint64_t cpu, stored;
 
 	/*
@@ -130,11 +69,11 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 	 * machine may take the spinning reaper off its CPU for ms.
 	 */
 	setup(&f, 20000, PLAN);
-	train(&f);
+	trained_port_train(&f, TRAINING, WORK_NS);
 	before = stats(&f);
-	submit_next(&f, WORK_NS);
+	trained_port_submit(&f, WORK_NS);
 	cpu = thread_cpu_ns();
-	rec = reap1(&f);
+	rec = trained_port_reap(&f);
 	cpu = thread_cpu_ns() - cpu;
 	after = stats(&f);
 	stored = gpuar_soft_stored_at(f.prod, f.word, f.seq);
@@ -148,22 +87,22 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 	/* It slept through most of the wait. */
 	ck_assert_msg(cpu < WORK_NS / 2, "%llu ns of CPU in a %llu ns wait",
 		      (unsigned long long)cpu, (unsigned long long)WORK_NS);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
 START_TEST(late_device_does_not_hold_the_cpu)
 {
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 	uint64_t cpu;
 
 	/* The default budget (1 ms); the store 40 ms after the prediction. */
 	setup(&f, 0, PLAN);
-	train(&f);
-	submit_next(&f, 3 * WORK_NS);
+	trained_port_train(&f, TRAINING, WORK_NS);
+	trained_port_submit(&f, 3 * WORK_NS);
 	cpu = thread_cpu_ns();
-	rec = reap1(&f);
+	rec = trained_port_reap(&f);
 	cpu = thread_cpu_ns() - cpu;
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(rec.value, f.seq);
@@ -173,23 +112,23 @@ START_TEST(late_device_does_not_hold_the_cpu)
 	ck_assert_msg(cpu < 3 * WORK_NS / 4, "%llu ns of CPU in a %llu ns wait",
 		      (unsigned long long)cpu,
 		      (unsigned long long)(3 * WORK_NS));
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
 START_TEST(busy_read_off_makes_no_busy_read_checks)
 {
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 
 	setup(&f, GPUAR_BUSY_READ_OFF, PLAN);
-	train(&f);
-	submit_next(&f, WORK_NS);
-	rec = reap1(&f);
+	trained_port_train(&f, TRAINING, WORK_NS);
+	trained_port_submit(&f, WORK_NS);
+	rec = trained_port_reap(&f);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_uint_eq(stats(&f).busy_read_checks, 0);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
@@ -197,17 +136,17 @@ END_TEST
 START_TEST(waits_that_never_slept_are_not_spun_on)
 {
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 
 	setup(&f, 0, "flag:park_us=1000,backstop_us=1000000");
 	for (int i = 0; i < TRAINING + 1; i++) {
-		submit_next(&f, WORK_NS);
-		rec = reap1(&f);
+		trained_port_submit(&f, WORK_NS);
+		rec = trained_port_reap(&f);
 		ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 		ck_assert_uint_eq(rec.slept_ns, 0);
 	}
 	ck_assert_uint_eq(stats(&f).busy_read_checks, 0);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
@@ -220,7 +159,7 @@ START_TEST(two_pending_waits_are_both_spun_on)
 	struct gpuar_port_stats before, after;
 	struct gpuar_word_wait w[2];
 	struct gpuar_record rec[2];
-	struct fixture f;
+	struct trained_port f;
 	uint64_t *word[2];
 	int got;
 
@@ -264,7 +203,7 @@ START_TEST(two_pending_waits_are_both_spun_on)
 	 * machine kept it off its CPU past a store: not asserted).
 	 */
 	ck_assert_uint_gt(after.busy_read_checks, before.busy_read_checks);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 
@@ -296,11 +235,11 @@ START_TEST(a_record_queued_meanwhile_ends_the_spin)
 	struct canceller c = { .user_data = 1000, .delay_ns = 25 * MS };
 	struct gpuar_word_wait other;
 	struct gpuar_record rec;
-	struct fixture f;
+	struct trained_port f;
 	pthread_t thread;
 
 	setup(&f, GPUAR_BUSY_READ_MAX_US, PLAN);
-	train(&f);
+	trained_port_train(&f, TRAINING, WORK_NS);
 	/* The longest park: few timer checks while the reaper spins. */
 	f.wait.plan.park_ns = 10 * MS;
 	/* Another wait (another slot), pending until cancelled. */
@@ -310,19 +249,19 @@ START_TEST(a_record_queued_meanwhile_ends_the_spin)
 	other.target = 1;
 	other.point = 10;
 	ck_assert_int_eq(gpuar_submit_word_waits(f.port, &other, 1, NULL), 1);
-	submit_next(&f, 3 * WORK_NS);
+	trained_port_submit(&f, 3 * WORK_NS);
 	c.port = f.port;
 	ck_assert_int_eq(pthread_create(&thread, NULL, cancel_later, &c), 0);
-	rec = reap1(&f);
+	rec = trained_port_reap(&f);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_CANCELLED);
 	ck_assert_uint_eq(rec.user_data, c.user_data);
 	/* Returned before the store: the spin did not run on to it. */
 	ck_assert_uint_eq(gpuar_soft_stored_at(f.prod, f.word, f.seq), 0);
 	pthread_join(thread, NULL);
-	rec = reap1(&f);
+	rec = trained_port_reap(&f);
 	ck_assert_uint_eq(rec.user_data, f.seq);
 	ck_assert_uint_eq(rec.value, f.seq);
-	teardown(&f);
+	trained_port_close(&f);
 }
 END_TEST
 

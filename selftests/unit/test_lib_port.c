@@ -60,6 +60,9 @@ START_TEST(open_auto_without_module_falls_back_with_warning)
 	ck_assert(gpuar_code_is_warning(err.code));
 	ck_assert_ptr_nonnull(strstr(err.message, "'kernel'"));
 	ck_assert_ptr_nonnull(strstr(err.message, "'user'"));
+	/* The device, the error and the likely cause, in words. */
+	ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/gpuar: No such file"));
+	ck_assert_ptr_nonnull(strstr(err.message, "module not loaded"));
 	gpuar_port_close(p);
 }
 END_TEST

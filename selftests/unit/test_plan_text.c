@@ -167,43 +167,43 @@ END_TEST
 
 START_TEST(refuses_flag_without_parameters)
 {
-	assert_plan_refused("flag", 4, "expected ':'");
-	assert_plan_refused("flag" EXAMPLE_PREDICT, 4, "expected ':'");
-	assert_plan_refused("flag:", 5, "expected 'park_us='");
+	assert_plan_refused("flag", 4, "missing ':park_us='");
+	assert_plan_refused("flag" EXAMPLE_PREDICT, 4, "expected ':park_us='");
+	assert_plan_refused("flag:", 4, "expected ':park_us='");
 }
 END_TEST
 
 START_TEST(refuses_missing_key)
 {
-	assert_plan_refused("flag:park_us=100", 16, "expected ','");
-	assert_plan_refused("flag:park_us=100,", 17, "expected 'backstop_us='");
-	assert_plan_refused("flag:backstop_us=1000", 5, "expected 'park_us='");
+	assert_plan_refused("flag:park_us=100", 16, "missing ',backstop_us='");
+	assert_plan_refused("flag:park_us=100,", 16, "expected ',backstop_us='");
+	assert_plan_refused("flag:backstop_us=1000", 4, "expected ':park_us='");
 	assert_plan_refused(
 		"poll+predict:margin_us=150,min_sleep_us=20,max_sleep_us=50000",
-		61, "expected ','");
+		61, "missing ',window='");
 	assert_plan_refused(
-		"poll+predict:margin_us=150,max_sleep_us=50000,window=8", 27,
-		"expected 'min_sleep_us='");
+		"poll+predict:margin_us=150,max_sleep_us=50000,window=8", 26,
+		"expected ',min_sleep_us='");
 }
 END_TEST
 
 START_TEST(refuses_keys_out_of_order)
 {
-	assert_plan_refused("flag:backstop_us=1000,park_us=100", 5,
-			    "expected 'park_us='");
+	assert_plan_refused("flag:backstop_us=1000,park_us=100", 4,
+			    "expected ':park_us='");
 	assert_plan_refused("poll+predict:min_sleep_us=20,margin_us=150,max_"
 			    "sleep_us=50000,window=8",
 			    13, "expected 'margin_us='");
 	assert_plan_refused("poll+predict:margin_us=150,min_sleep_us=20,window="
 			    "8,max_sleep_us=50000",
-			    43, "expected 'max_sleep_us='");
+			    42, "expected ',max_sleep_us='");
 }
 END_TEST
 
 START_TEST(refuses_repeated_key)
 {
-	assert_plan_refused("flag:park_us=100,park_us=100,backstop_us=1000", 17,
-			    "expected 'backstop_us='");
+	assert_plan_refused("flag:park_us=100,park_us=100,backstop_us=1000", 16,
+			    "expected ',backstop_us='");
 	assert_plan_refused(EXAMPLE_FLAG_PREDICT ",window=8",
 			    sizeof(EXAMPLE_FLAG_PREDICT) - 1, "trailing text");
 }
@@ -211,20 +211,20 @@ END_TEST
 
 START_TEST(refuses_misspelt_key_and_separator)
 {
-	assert_plan_refused("flag:park=100,backstop_us=1000", 5,
-			    "expected 'park_us='");
-	assert_plan_refused("flag:park_us:100,backstop_us=1000", 5,
-			    "expected 'park_us='");
+	assert_plan_refused("flag:park=100,backstop_us=1000", 4,
+			    "expected ':park_us='");
+	assert_plan_refused("flag:park_us:100,backstop_us=1000", 4,
+			    "expected ':park_us='");
 	assert_plan_refused("flag:park_us=100;backstop_us=1000", 16,
-			    "expected ','");
-	assert_plan_refused("flag:park_us=100, backstop_us=1000", 17,
-			    "expected 'backstop_us='");
+			    "expected ',backstop_us='");
+	assert_plan_refused("flag:park_us=100, backstop_us=1000", 16,
+			    "expected ',backstop_us='");
 }
 END_TEST
 
 START_TEST(refuses_unknown_suffix_after_plus)
 {
-	assert_plan_refused("poll+", 5, "expected 'predict:'");
+	assert_plan_refused("poll+", 5, "missing 'predict:'");
 	assert_plan_refused("poll+predict", 5, "expected 'predict:'");
 	assert_plan_refused("poll+deadline:margin_us=1", 5,
 			    "expected 'predict:'");
@@ -242,7 +242,7 @@ START_TEST(refuses_trailing_text)
 	assert_plan_refused(EXAMPLE_FLAG_PREDICT "x",
 			    sizeof(EXAMPLE_FLAG_PREDICT) - 1, "trailing text");
 	assert_plan_refused("flag:park_us=100.5,backstop_us=1000", 16,
-			    "expected ','");
+			    "expected ',backstop_us='");
 }
 END_TEST
 

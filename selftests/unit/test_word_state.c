@@ -267,6 +267,41 @@ START_TEST(table_cap_is_a_power_of_two_at_least_twice_the_limit)
 }
 END_TEST
 
+START_TEST(entry_validity_is_the_ports_rule)
+{
+	struct gpuar_word_wait e = {
+		.user_data = 1, .target = 1, .line = 1, .slot = 7,
+		.plan = flag_plan(100 * US, 0, true),
+	};
+	struct gpuar_word_wait bad;
+
+	ck_assert(gpuar_word_entry_valid(&e, 0));
+	bad = e;
+	bad.slot = GPUAR_LINE_SLOTS;
+	ck_assert(!gpuar_word_entry_valid(&bad, 0));
+	bad = e;
+	bad.flags = 1;
+	ck_assert(!gpuar_word_entry_valid(&bad, 0));
+	bad = e;
+	bad.pad = 1;
+	ck_assert(!gpuar_word_entry_valid(&bad, 0));
+	bad = e;
+	bad.plan.window = 0;	/* a predicting plan needs a window */
+	ck_assert(!gpuar_word_entry_valid(&bad, 0));
+	bad = e;
+	bad.plan = (struct gpuar_plan){ .park = GPUAR_PARK_BLOCK };
+	ck_assert(!gpuar_word_entry_valid(&bad, 0));
+	bad = e;
+	bad.start_ns = 11;
+	ck_assert(!gpuar_word_entry_valid(&bad, 10));
+	ck_assert(gpuar_word_entry_valid(&bad, 11));
+	/* The line is not the entry's own fault: any id passes here. */
+	bad = e;
+	bad.line = 0;
+	ck_assert(gpuar_word_entry_valid(&bad, 0));
+}
+END_TEST
+
 static Suite *word_state_suite(void)
 {
 	Suite *s = suite_create("word_state");
@@ -285,6 +320,7 @@ static Suite *word_state_suite(void)
 	tcase_add_test(tc, early_wake_counts_from_the_start_and_caps_at_half);
 	tcase_add_test(tc, point_window_only_grows);
 	tcase_add_test(tc, table_cap_is_a_power_of_two_at_least_twice_the_limit);
+	tcase_add_test(tc, entry_validity_is_the_ports_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

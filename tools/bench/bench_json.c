@@ -37,6 +37,15 @@ static void jnum(FILE *f, double v)
 		fputs("null", f);
 }
 
+/* A count per wait, negative where the strategy has nothing to count. */
+static void jcount(FILE *f, double v)
+{
+	if (v < 0)
+		fputs("null", f);
+	else
+		jnum(f, v);
+}
+
 static void jspread(FILE *f, const struct bench_spread *s)
 {
 	fputc('[', f);
@@ -151,6 +160,12 @@ static void result(FILE *f, const struct bench_run *run,
 	}
 	fputs(", \"waits_per_s\": ", f);
 	jnum(f, s->waits_per_s.median);
+	fputs(",\n   \"timer_fires_per_wait\": ", f);
+	jcount(f, s->timer_fires.median);
+	fputs(", \"ctx_switches_per_wait\": ", f);
+	jnum(f, s->ctx_switches.median);
+	fputs(", \"wakeups_per_wait\": ", f);
+	jnum(f, s->wakeups.median);
 	fputs(",\n   \"spread\": {\"latency_us\": {\"p50\": ", f);
 	jspread(f, &s->p50);
 	fputs(", \"p90\": ", f);
@@ -173,9 +188,13 @@ static void result(FILE *f, const struct bench_run *run,
 
 		fprintf(f, "%s\n    {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, "
 			"\"waiter_cpu_us_per_wait\": %.3f, \"system_cpu_us_per_wait\": %.3f, "
-			"\"background_cpu_us_per_wait\": %.3f, \"waits_per_s\": %.3f, \"errors\": %llu}",
+			"\"background_cpu_us_per_wait\": %.3f, \"waits_per_s\": %.3f, \"errors\": %llu, "
+			"\"timer_fires_per_wait\": ",
 			i ? "," : "", p->p50, p->p90, p->p99, p->max, p->waiter_cpu_us,
 			p->system_cpu_us, p->background_cpu_us, p->waits_per_s, (unsigned long long)p->errors);
+		jcount(f, p->timer_fires);
+		fprintf(f, ", \"ctx_switches_per_wait\": %.3f, \"wakeups_per_wait\": %.3f}",
+			p->ctx_switches, p->wakeups);
 	}
 	fputs("]}", f);
 }

@@ -36,12 +36,35 @@ int bench_kport_probe(const char *path, uint64_t features, char *why,
 			 v.abi, GPUAR_ABI_VERSION);
 		return -1;
 	}
-	if ((v.features & features) != features) {
-		snprintf(why, size, "%s lacks feature bits 0x%llx", path,
-			 (unsigned long long)(features & ~v.features));
-		return -1;
+	return bench_kport_features_missing(path, v.features, features, why, size);
+}
+
+int bench_kport_features_missing(const char *path, uint64_t have,
+				 uint64_t need, char *why, size_t size)
+{
+	static const struct { uint64_t bit; const char *name; } names[] = {
+		{ GPUAR_FEATURE_WORD_WAIT, "GPUAR_FEATURE_WORD_WAIT" },
+		{ GPUAR_FEATURE_FENCE_WAIT, "GPUAR_FEATURE_FENCE_WAIT" },
+		{ GPUAR_FEATURE_BUSY_READ, "GPUAR_FEATURE_BUSY_READ" },
+		{ GPUAR_FEATURE_IMMINENT, "GPUAR_FEATURE_IMMINENT" },
+		{ GPUAR_FEATURE_WAIT_READY, "GPUAR_FEATURE_WAIT_READY" },
+	};
+	uint64_t missing = need & ~have;
+	size_t len;
+
+	if (!missing)
+		return 0;
+	len = (size_t)snprintf(why, size, "the module (%s) lacks", path);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(missing & names[i].bit) || len >= size)
+			continue;
+		len += (size_t)snprintf(why + len, size - len, " %s", names[i].name);
+		missing &= ~names[i].bit;
 	}
-	return 0;
+	if (missing && len < size)
+		snprintf(why + len, size - len, " feature bits 0x%llx",
+			 (unsigned long long)missing);
+	return -1;
 }
 
 int bench_kport_open(struct bench_kport *kp, struct bench_ctx *ctx,
@@ -90,6 +113,17 @@ void bench_kport_close(struct bench_kport *kp)
 	if (kp->fd >= 0)
 		close(kp->fd);
 	kp->fd = -1;
+}
+
+int bench_kport_timer_fires(void *state, uint64_t *fires)
+{
+	const struct bench_kport *kp = state;
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+
+	if (ioctl(kp->fd, GPUAR_IOC_PORT_STATS, &st))
+		return -errno;
+	*fires = st.timer_fires;
+	return 0;
 }
 
 int bench_kport_submit_word(struct bench_kport *kp, struct bench_ctx *ctx,

@@ -30,12 +30,26 @@ int bench_kport_probe(const char *path, uint64_t features, char *why,
 		      size_t size);
 
 /*
+ * 0 when the features @have (a module's GPUAR_FEATURE_*) hold every one
+ * in @need; else -1 and a reason naming the missing ones.
+ */
+int bench_kport_features_missing(const char *path, uint64_t have,
+				 uint64_t need, char *why, size_t size);
+
+/*
  * Create a port (@flags: GPUAR_PORT_*) and, when @lines, register every
  * stream's line. 0 or a negative errno with a reason.
  */
 int bench_kport_open(struct bench_kport *kp, struct bench_ctx *ctx,
 		     uint32_t flags, int lines, char *why, size_t size);
 void bench_kport_close(struct bench_kport *kp);
+
+/*
+ * The port's timer firings so far (struct bench_strategy's timer_fires):
+ * @state is the strategy's state, whose first member is its
+ * struct bench_kport. 0 or a negative errno.
+ */
+int bench_kport_timer_fires(void *state, uint64_t *fires);
 
 /* Submit a word wait for @seq on @stream under the stated plan. */
 int bench_kport_submit_word(struct bench_kport *kp, struct bench_ctx *ctx,

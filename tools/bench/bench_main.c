@@ -11,6 +11,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <gpuar/cuda.h>
+
 #include "bench_env.h"
 #include "bench_options.h"
 #include "bench_report.h"
@@ -48,6 +50,44 @@ static int pin_waiter(struct bench_run *run)
 	return 0;
 }
 
+/*
+ * --device cuda: nothing is ready unless the driver loads and device 0
+ * opens; every strategy not already skipped is then skipped with the
+ * driver's own reason.
+ */
+static void probe_cuda(struct bench_run *run)
+{
+	struct gpuar_cuda *cuda;
+	struct gpuar_error err;
+
+	if (run->cfg.device != BENCH_DEVICE_CUDA)
+		return;
+	if (!gpuar_cuda_open(&cuda, 0, &err)) {
+		gpuar_cuda_close(cuda);
+		return;
+	}
+	for (unsigned int i = 0; i < run->results; i++) {
+		struct bench_result *r = &run->result[i];
+
+		if (r->skipped)
+			continue;
+		r->skipped = true;
+		snprintf(r->reason, sizeof(r->reason), "--device cuda: %.140s", err.message);
+	}
+}
+
+/* Nothing selected can run: say why for each, and fail. */
+static int nothing_runs(const struct bench_run *run)
+{
+	for (unsigned int i = 0; i < run->results; i++)
+		if (!run->result[i].skipped)
+			return 0;
+	fprintf(stderr, "gpuar-bench: nothing to measure: no selected strategy can run here\n");
+	for (unsigned int i = 0; i < run->results; i++)
+		fprintf(stderr, "  %-13s %s\n", run->result[i].st.name, run->result[i].reason);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench_run run;
@@ -61,9 +101,10 @@ int main(int argc, char **argv)
 	run.cfg = o.cfg;
 	bench_env_read(&run.env, &run.cfg);
 	bench_select_strategies(&run, o.strategies);
+	probe_cuda(&run);
 	if (o.list) {
 		for (unsigned int i = 0; i < run.results; i++)
-			printf("%-13s %-7s %s%s\n", run.result[i].st.name,
+			printf("%-20s %-7s %s%s\n", run.result[i].st.name,
 			       run.result[i].skipped ? "skipped" : "ready",
 			       run.result[i].skipped ? run.result[i].reason : run.result[i].plan,
 			       "");
@@ -72,7 +113,7 @@ int main(int argc, char **argv)
 	if (run.cfg.reps < 5)
 		fprintf(stderr, "gpuar-bench: note: %u repetitions; the medians and "
 			"spreads reported assume at least 5\n", run.cfg.reps);
-	if (pin_waiter(&run))
+	if (nothing_runs(&run) || pin_waiter(&run))
 		return 1;
 	r = bench_run_all(&run, isatty(STDERR_FILENO));
 	if (r && run.cfg.device == BENCH_DEVICE_CUDA) {
@@ -103,5 +144,7 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	bench_print_table(stdout, &run);
+	if (o.targets)
+		bench_print_targets(stdout, &run);
 	return status;
 }

@@ -17,6 +17,7 @@ enum {
 	OPT_MARGINS, OPT_STRATEGIES, OPT_LEAD, OPT_WAITER_CPU, OPT_DEVICE_CPU,
 	OPT_DEVICE_PATH, OPT_JSON, OPT_PLOT, OPT_LIST, OPT_DEVICE, OPT_BACKGROUND, OPT_PLOT_SCRIPT, OPT_SPLIT_SUBMIT,
 	OPT_PENDING, OPT_RATE, OPT_SECONDS, OPT_ENGINE,
+	OPT_TARGETS, OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -48,6 +49,8 @@ static const struct option longopts[] = {
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "targets", no_argument, NULL, OPT_TARGETS },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -62,9 +65,9 @@ void bench_usage(FILE *f)
 "spins the last stretch and stores a sequence number into a completion\n"
 "line), or a real GPU (--device cuda). Per strategy: wake latency (waiter\n"
 "saw it - device stored) p50, p90, p99, max; the waiter's CPU per wait;\n"
-"the whole machine's CPU per wait (CPUs x wall - idle from /proc/stat,\n"
-"minus the simulated device's own time but not its wake-ups); waits/s;\n"
-"errors. Medians [min-max] over the repetitions.\n"
+"the system CPU per wait (all CPUs x wall - idle from /proc/stat, minus\n"
+"the simulated device's own time but not its wake-ups), also as a share of\n"
+"one core; waits/s; errors. Medians [min-max] over the repetitions.\n"
 "Percentiles are nearest-rank. The table goes to stdout, last.\n"
 "\n"
 "Workload (same seed, same workload):\n"
@@ -127,22 +130,26 @@ void bench_usage(FILE *f)
 "  --seconds N            measured, after a warm-up             [3]\n"
 "  --engine NAME          user or kernel    [both; kernel where it opens]\n"
 "\n"
-"Output:\n"
+"Output (files are checked before anything is measured):\n"
 "  --json FILE            write the gpuar-bench/1 JSON to FILE\n"
 "  --plot FILE.png        latency p50/p99 vs CPU per wait (gnuplot)\n"
 "  --plot-script FILE     write the gnuplot program instead of running it;\n"
 "                         `gnuplot FILE` draws --plot (default bench.png)\n"
+"  --targets              after the table, the project's performance targets\n"
+"                         (docs/performance.md) for the strategies that ran\n"
+"  --version              the tool's and the library's version\n"
 "  -h, --help             this text\n"
 "\n"
 "Strategy families:\n");
 	for (unsigned int i = 0; bench_strategy_help[i]; i++)
 		fprintf(f, "  %s\n", bench_strategy_help[i]);
 	fprintf(f,
-"A strategy whose requirement is missing (the module, vgem, io_uring) is\n"
-"listed as skipped with the reason. A progress line is shown on stderr when\n"
-"stderr is a terminal. Exit status: 0 when every measured strategy ran\n"
-"without errors, 1 when a wait failed or an output could not be written,\n"
-"2 for bad options.\n");
+"A strategy whose requirement is missing (the module, vgem, io_uring, the\n"
+"CUDA driver) is listed as skipped with the reason. A progress line is shown\n"
+"on stderr when stderr is a terminal. Exit status: 0 when every measured\n"
+"strategy ran without errors, 1 when a wait failed, an output could not be\n"
+"written or no selected strategy could run, 2 for bad options (an output\n"
+"file that cannot be written included).\n");
 }
 
 /* A decimal option value in min..max, or a message naming the option. */
@@ -287,6 +294,32 @@ static int check_strategies(const struct bench_options *o)
 	return 0;
 }
 
+/* The output files, before anything is measured (not for --list). */
+static int check_outputs(const struct bench_options *o)
+{
+	if (o->list)
+		return 0;
+	if (o->json && tool_output_check("gpuar-bench", "json", o->json))
+		return -1;
+	if (o->plot_script)
+		return tool_output_check("gpuar-bench", "plot-script", o->plot_script);
+	if (!o->plot)
+		return 0;
+	if (tool_output_check("gpuar-bench", "plot", o->plot))
+		return -1;
+	if (strpbrk(o->plot, "'\n")) {
+		fprintf(stderr, "gpuar-bench: --plot: the path may not contain ' or a newline\n");
+		return -1;
+	}
+	if (system("command -v gnuplot >/dev/null 2>&1")) {
+		fprintf(stderr, "gpuar-bench: --plot %s: gnuplot is not installed "
+			"(Debian: gnuplot-nox; or write the program with "
+			"--plot-script)\n", o->plot);
+		return -1;
+	}
+	return 0;
+}
+
 int bench_options_parse(int argc, char **argv, struct bench_options *o)
 {
 	struct bench_config *c = &o->cfg;
@@ -424,6 +457,12 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 				err = -1;
 			}
 			break;
+		case OPT_TARGETS:
+			o->targets = true;
+			break;
+		case OPT_VERSION:
+			tool_print_version(stdout, "gpuar-bench");
+			return 1;
 		case 'h':
 			bench_usage(stdout);
 			return 1;
@@ -454,7 +493,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 		fprintf(stderr, "gpuar-bench: %s\n", wl_err);
 		goto refuse;
 	}
-	if (plan(plan_text, c) || check_strategies(o))
+	if (plan(plan_text, c) || check_strategies(o) || check_outputs(o))
 		goto refuse;
 	if (c->device != BENCH_DEVICE_SIM && sim_only) {
 		fprintf(stderr, "gpuar-bench: %s applies to the simulated device "

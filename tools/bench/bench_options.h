@@ -20,12 +20,14 @@ struct bench_options {
 	const char *strategies;	/* comma list of names or families; NULL: all */
 	bool list;		/* --list: print strategies and availability */
 	struct bench_scale_config scale;	/* --pending N: the scale mode */
+	bool targets;		/* --targets: the project's targets after the table */
 };
 
 void bench_usage(FILE *f);
 
 /*
- * Parse argv. Returns 0 to run, 1 when --help was printed, -1 after
+ * Parse argv, and check that the output files can be written. Returns 0
+ * to run, 1 when --help or --version was printed, -1 after
  * printing what was wrong (and a pointer to --help) on stderr.
  */
 int bench_options_parse(int argc, char **argv, struct bench_options *o);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The plot: wake latency (p50 and p99) against the whole machine's CPU per
+ * The plot: wake latency (p50 and p99) against the system CPU (all CPUs) per
  * wait, log axes, one point per strategy, drawn by gnuplot (Debian's
  * gnuplot-nox) fed through a pipe.
  */
@@ -20,35 +20,48 @@ static double floor_log(double v)
 /* The whole gnuplot program, data inline, writing @png. */
 static void script(FILE *gp, const char *png, const struct bench_run *run)
 {
-	fprintf(gp, "set terminal pngcairo size 1100,750 font ',10'\n");
+	unsigned int n = 0;
+
+	fprintf(gp, "set terminal pngcairo size 1200,800 font ',10'\n");
 	fprintf(gp, "set output '%s'\n", png);
 	fprintf(gp, "set logscale xy\nset grid\nset key top right\n");
-	fprintf(gp, "set xlabel 'whole-machine CPU per wait (us; CPUs x wall - idle - the device)' noenhanced\n");
-	fprintf(gp, "set ylabel 'wake latency: waiter saw it - device stored (us)' noenhanced\n");
+	fprintf(gp, "set xlabel 'system CPU per wait, us (all CPUs x wall - idle - the "
+		"device); labels add it as %% of one core' noenhanced\n");
+	fprintf(gp, "set ylabel 'wake latency, us (waiter saw it - device stored)' "
+		"noenhanced\n");
 	fprintf(gp, "set title 'gpuar-bench: %s %llu us x %llu waits x %u reps, kernel %s, %s, "
 		"%u CPUs (medians)' noenhanced\n", bench_workload_kind_name(run->cfg.wl.kind),
 		(unsigned long long)run->cfg.wl.work_us,
 		(unsigned long long)run->cfg.wl.waits, run->cfg.reps, run->env.kernel,
 		run->env.virt, run->env.cpus);
+	fprintf(gp, "set label 'lower-left is better: less latency for less CPU' "
+		"at graph 0.02, graph 0.04 noenhanced\n");
+	/* name, CPU, p50, p99, label side (1 above, -1 below), % of a core */
 	fprintf(gp, "$d << EOD\n");
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 
 		if (r->skipped || !r->reps)
 			continue;
-		fprintf(gp, "\"%s\" %.4f %.4f %.4f\n", r->st.name,
+		fprintf(gp, "\"%s\" %.4f %.4f %.4f %d %.1f\n", r->st.name,
 			floor_log(r->sum.system_cpu_us.median),
-			floor_log(r->sum.p50.median), floor_log(r->sum.p99.median));
+			floor_log(r->sum.p50.median), floor_log(r->sum.p99.median),
+			n++ % 2 ? -1 : 1, bench_core_pct(&r->sum));
 	}
 	fprintf(gp, "EOD\n");
 	/*
-	 * Labels alternate above and below their points: neighbours in the
-	 * table (the oracle sweep, the kport strategies) often sit together.
+	 * Each strategy is a dotted line from its p50 up to its p99 at the
+	 * same CPU; the name and CPU share label the p50 point, alternating
+	 * above and below it (neighbours in the table, such as the oracle
+	 * sweep, often sit together), and the p99 point carries the name small.
 	 */
-	fprintf(gp, "plot $d using 2:3 with points pt 7 ps 1.5 title 'p50', "
-		"$d using 2:4 with points pt 6 ps 1.5 title 'p99', "
-		"$d every 2 using 2:3:1 with labels left offset 0.8,0.6 noenhanced notitle, "
-		"$d every 2::1 using 2:3:1 with labels left offset 0.8,-0.6 noenhanced notitle\n");
+	fprintf(gp, "plot $d using 2:3:(0):($4-$3) with vectors nohead dt 3 lc 'gray50' "
+		"title 'p50 to p99 of one strategy', "
+		"$d using 2:3 with points pt 7 ps 1.5 lc 'royalblue' title 'p50', "
+		"$d using 2:4 with points pt 6 ps 1.5 lc 'orange-red' title 'p99', "
+		"$d using 2:($5 > 0 ? $3 * 1.3 : $3 / 1.3):(sprintf('%%s %%.0f%%%%', "
+		"stringcolumn(1), $6)) with labels left offset 0.8,0 noenhanced notitle, "
+		"$d using 2:4:1 with labels right offset -0.8,0 font ',8' noenhanced notitle\n");
 }
 
 static int bad_path(const char *what, const char *path)

@@ -25,6 +25,9 @@ void bench_summarize(struct bench_result *r)
 	SPREAD(background_cpu_us);
 	SPREAD(submit_cpu_us);
 	SPREAD(detect_p50);
+	SPREAD(timer_fires);
+	SPREAD(ctx_switches);
+	SPREAD(wakeups);
 	for (unsigned int i = 0; i < r->reps; i++) {
 		s->errors += r->rep[i].errors;
 		s->late_stores += r->rep[i].late_stores;

@@ -13,7 +13,7 @@
 #include "bench_strategy.h"
 
 #define BENCH_REPS_MAX 64
-#define BENCH_STRATEGIES_MAX 24
+#define BENCH_STRATEGIES_MAX 32
 
 /* One repetition of one strategy. */
 struct bench_rep {
@@ -27,6 +27,14 @@ struct bench_rep {
 	uint64_t waits;			/* completed */
 	uint64_t errors;
 	uint64_t late_stores;		/* device stored > 50 µs after due */
+	/*
+	 * Machine-independent counts, per wait: the port's timer firings
+	 * (< 0: the strategy has no port), the waiter thread's context
+	 * switches (voluntary and not), and wake-ups (the waiter's
+	 * voluntary switches, each a block ended by a wake, plus a helper
+	 * thread's).
+	 */
+	double timer_fires, ctx_switches, wakeups;
 };
 
 /* The medians (and spread) of the repetitions. */
@@ -34,6 +42,7 @@ struct bench_summary {
 	struct bench_spread p50, p90, p99, max;
 	struct bench_spread waiter_cpu_us, system_cpu_us, waits_per_s;
 	struct bench_spread background_cpu_us, submit_cpu_us, detect_p50;
+	struct bench_spread timer_fires, ctx_switches, wakeups;
 	uint64_t errors;		/* over all repetitions */
 	uint64_t late_stores;
 };

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench_clock.h"
+#include "bench_counts.h"
 #include "bench_cpu.h"
 #include "bench_procstat.h"
 
@@ -70,6 +71,17 @@ static double background_rate(const struct bench_config *cfg)
 	return bench_system_cpu_ns(&cs) / (double)cs.wall_ns;
 }
 
+/* The counts so far: the waiter's thread, the helper's, the port's. */
+static void counts_read(struct rep_state *rs, struct bench_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	bench_counts_thread(c);
+	c->helper_wakeups = __atomic_load_n(&rs->ctx.helper_wakeups,
+					    __ATOMIC_RELAXED);
+	c->has_timer = rs->st->timer_fires &&
+		       rs->st->timer_fires(rs->state, &c->timer_fires) == 0;
+}
+
 /*
  * One repetition. @lat and @det have room for cfg->wl.waits samples each
  * (latencies; the port's detection, complete - store). Returns 0, or a
@@ -84,6 +96,8 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 	struct bench_procstat ps0, ps1;
 	struct bench_cpu_sample cs = { .ticks_per_s = sysconf(_SC_CLK_TCK) };
 	struct bench_rep *out = &r->rep[r->reps];
+	struct bench_counts c0, c1;
+	struct bench_counts_per_wait pw;
 	uint64_t t0, w0, d0, completed = 0, timed = 0, detected = 0;
 	int err = 0;
 
@@ -107,6 +121,7 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 		snprintf(r->reason, sizeof(r->reason), "/proc/stat: %s", strerror(errno));
 		goto close;
 	}
+	counts_read(&rs, &c0);
 	t0 = bench_now_ns();
 	w0 = bench_thread_cpu_ns();
 	d0 = bench_device_cpu_ns(dev);
@@ -180,6 +195,11 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 		snprintf(r->reason, sizeof(r->reason), "repetition %u: %llu errors, first: %.100s",
 			 rep + 1, (unsigned long long)out->errors, rs.ctx.first_error);
 	out->late_stores = atomic_load(&dev->late_stores);
+	counts_read(&rs, &c1);
+	pw = bench_counts_per_wait(&c0, &c1, completed);
+	out->timer_fires = pw.timer_fires;
+	out->ctx_switches = pw.ctx_switches;
+	out->wakeups = pw.wakeups;
 	bench_sort(lat, timed);
 	out->p50 = bench_percentile(lat, timed, 50);
 	out->p90 = bench_percentile(lat, timed, 90);

@@ -19,6 +19,14 @@ const char *const bench_strategy_help[] = {
 	"kport-epoll   the module's port through epoll",
 	"kport-uring   the module's port through io_uring reads",
 	"fence-vgem    a vgem fence the device signals, waited through the port",
+	"reactor-spin  cuda-async's design: one scanner thread over every armed",
+	"              slot, spinning 10,000 passes then yielding, parking when",
+	"              nothing is armed; it wakes the blocked waiter",
+	"lib-reap      libgpuar's kernel port, a plain blocking gpuar_reap()",
+	"user-imminent libgpuar's user port with GPUAR_PORT_IMMINENT in epoll",
+	"kport-epoll-imminent  the module's port with GPUAR_PORT_IMMINENT in",
+	"              epoll (EPOLLPRI): libgpuar claims and watches the word",
+	"kport-uring-imminent  the same through libgpuar's io_uring host",
 	NULL,
 };
 
@@ -69,10 +77,13 @@ size_t bench_strategies(const struct bench_config *cfg,
 	static char names[BENCH_MARGINS_MAX][32];
 	const struct bench_strategy *const head[] = {
 		&bench_strat_spin, &bench_strat_sleep_poll, &bench_strat_futex_wake,
+		&bench_strat_reactor_spin,
 	};
 	const struct bench_strategy *const tail[] = {
-		&bench_strat_user_predict, &bench_strat_kport_read,
-		&bench_strat_kport_epoll, &bench_strat_kport_uring,
+		&bench_strat_user_predict, &bench_strat_user_imminent,
+		&bench_strat_kport_read, &bench_strat_lib_reap,
+		&bench_strat_kport_epoll, &bench_strat_kport_epoll_imminent,
+		&bench_strat_kport_uring, &bench_strat_kport_uring_imminent,
 		&bench_strat_fence_vgem,
 	};
 	size_t n = 0;

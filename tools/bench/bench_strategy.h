@@ -50,6 +50,11 @@ struct bench_ctx {
 	unsigned int pending;			/* streams with a target */
 	uint64_t errors;			/* failed waits, bad records */
 	char first_error[BENCH_REASON_MAX];	/* what the first error was */
+	/*
+	 * Wake-ups of a strategy's own helper thread (reactor-spin's
+	 * scanner), which the waiter's counts do not see: added atomically.
+	 */
+	uint64_t helper_wakeups;
 };
 
 /* Note why a wait failed (the first reason of a repetition is kept). */
@@ -90,6 +95,11 @@ struct bench_strategy {
 	int (*wait)(void *state, struct bench_ctx *ctx, struct bench_done *done,
 		    unsigned int max);
 	void (*close)(void *state, struct bench_ctx *ctx);
+	/*
+	 * Strategies that wait through a port: the port's timer firings so
+	 * far (its stats' timer_fires); 0 or a negative errno. NULL: no port.
+	 */
+	int (*timer_fires)(void *state, uint64_t *fires);
 };
 
 /*
@@ -120,5 +130,10 @@ extern const struct bench_strategy bench_strat_kport_read;
 extern const struct bench_strategy bench_strat_kport_epoll;
 extern const struct bench_strategy bench_strat_kport_uring;
 extern const struct bench_strategy bench_strat_fence_vgem;
+extern const struct bench_strategy bench_strat_lib_reap;
+extern const struct bench_strategy bench_strat_kport_epoll_imminent;
+extern const struct bench_strategy bench_strat_kport_uring_imminent;
+extern const struct bench_strategy bench_strat_user_imminent;
+extern const struct bench_strategy bench_strat_reactor_spin;
 
 #endif /* GPUAR_BENCH_STRATEGY_H */

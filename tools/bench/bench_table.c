@@ -4,6 +4,11 @@
 
 #include "bench_report.h"
 
+double bench_core_pct(const struct bench_summary *s)
+{
+	return s->system_cpu_us.median * s->waits_per_s.median / 1e4;
+}
+
 static void cell(char *buf, size_t size, const struct bench_spread *s)
 {
 	snprintf(buf, size, "%.2f [%.2f-%.2f]", s->median, s->min, s->max);
@@ -46,9 +51,13 @@ static void header(FILE *f, const struct bench_run *run)
 	if (!strcmp(run->env.virt, "tcg"))
 		fprintf(f, "inside a TCG VM: figures are indicative; compare ratios within this run\n");
 	fprintf(f, "latency = waiter saw it - device stored (us); CPU in us per wait: "
-		"waiter (its thread), system (CPUs x wall - idle - device),\n"
-		"backgr (the machine's own load with the benchmark idle, included in system); "
-		"medians [min-max] over repetitions\n\n");
+		"waiter (its thread), system (all CPUs x wall - idle - device),\n"
+		"%%core (system CPU as a share of one core's time), backgr (the machine's "
+		"own load with the benchmark idle, included in system);\n"
+		"medians [min-max] over repetitions\n"
+		"counts per wait: timers (the port's timer firings; - without a port), "
+		"csw (the waiter thread's context switches), wakes (its blocks ended\n"
+		"by a wake-up, plus a helper thread's)\n\n");
 }
 
 /*
@@ -71,23 +80,21 @@ static void bench_table_detect(FILE *f, const struct bench_run *run)
 			fprintf(f, "\np50 split, us: the port completed the wait (record's "
 				"time - store) + handed it back (waiter saw it - record's time):\n");
 		any = true;
-		fprintf(f, "  %-12s %.2f + %.2f\n", r->st.name, s->detect_p50.median,
+		fprintf(f, "  %-20s %.2f + %.2f\n", r->st.name, s->detect_p50.median,
 			s->p50.median - s->detect_p50.median);
 	}
 }
 
 void bench_print_table(FILE *f, const struct bench_run *run)
 {
-	struct bench_target t[BENCH_TARGETS_MAX];
-	unsigned int nt;
-
 	header(f, run);
-	fprintf(f, "%-13s %-22s %8s %-22s %9s %8s %-24s %8s %8s %4s\n", "strategy",
-		"p50", "p90", "p99", "max", "waiter", "system", "backgr", "waits/s", "err");
+	fprintf(f, "%-20s %-22s %8s %-22s %9s %8s %-24s %6s %8s %8s %4s %6s %6s %6s\n",
+		"strategy", "p50", "p90", "p99", "max", "waiter", "system", "%core",
+		"backgr", "waits/s", "err", "timers", "csw", "wakes");
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const struct bench_summary *s = &r->sum;
-		char p50[40], p99[40], sys[40], name[40];
+		char p50[40], p99[40], sys[40], name[40], timers[16];
 
 		if (r->skipped || !r->reps)
 			continue;
@@ -96,19 +103,25 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		cell(sys, sizeof(sys), &s->system_cpu_us);
 		snprintf(name, sizeof(name), "%s%s", r->st.name,
 			 (int)i == run->oracle_chosen ? "*" : "");
-		fprintf(f, "%-13s %-22s %8.2f %-22s %9.1f %8.1f %-24s %8.1f %8.1f %4llu\n",
+		if (s->timer_fires.median < 0)
+			snprintf(timers, sizeof(timers), "-");
+		else
+			snprintf(timers, sizeof(timers), "%.2f", s->timer_fires.median);
+		fprintf(f, "%-20s %-22s %8.2f %-22s %9.1f %8.1f %-24s %6.1f %8.1f %8.1f %4llu %6s %6.2f %6.2f\n",
 			name, p50, s->p90.median, p99, s->max.median,
-			s->waiter_cpu_us.median, sys, s->background_cpu_us.median,
-			s->waits_per_s.median, (unsigned long long)s->errors);
+			s->waiter_cpu_us.median, sys, bench_core_pct(s),
+			s->background_cpu_us.median, s->waits_per_s.median,
+			(unsigned long long)s->errors, timers, s->ctx_switches.median,
+			s->wakeups.median);
 	}
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const char *st = bench_result_status(run, r);
 
 		if (strcmp(st, "ok"))
-			fprintf(f, "%-13s %s: %s\n", r->st.name, st, r->reason);
+			fprintf(f, "%-20s %s: %s\n", r->st.name, st, r->reason);
 		else if (r->sum.errors)
-			fprintf(f, "%-13s errors: %s\n", r->st.name, r->reason);
+			fprintf(f, "%-20s errors: %s\n", r->st.name, r->reason);
 	}
 	{
 		uint64_t late = 0, jobs = 0;
@@ -140,23 +153,32 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		fputc('\n', f);
 	}
 	bench_table_detect(f, run);
-	if (run->cfg.device != BENCH_DEVICE_SIM)
-		fprintf(f, "\noracle: not measured on a real device (it needs each "
-			"job's true completion time); targets against it are unmeasured\n");
-	else if (run->oracle_chosen >= 0)
+	if (!bench_find(run, "spin") || !bench_oracle_ran(run))
+		return;
+	if (run->oracle_chosen >= 0)
 		fprintf(f, "\noracle: margin %llu us chosen (smallest of the sweep with "
 			"p50 <= 2x spin p50 + 1 us)\n",
 			(unsigned long long)(run->result[run->oracle_chosen].st.param / 1000));
 	else
-		fprintf(f, "\noracle: no margin of the sweep kept p50 <= 2x spin p50 + 1 us; "
-			"targets against it are unmeasured\n");
-	nt = bench_targets(run, t, BENCH_TARGETS_MAX);
-	fprintf(f, "targets:\n");
+		fprintf(f, "\noracle: no margin of the sweep kept p50 <= 2x spin p50 + 1 us\n");
+}
+
+void bench_print_targets(FILE *f, const struct bench_run *run)
+{
+	struct bench_target t[BENCH_TARGETS_MAX];
+	unsigned int nt = bench_targets(run, t, BENCH_TARGETS_MAX), shown = 0;
+
+	fprintf(f, "\ntargets (docs/performance.md):\n");
 	for (unsigned int i = 0; i < nt; i++) {
+		if (!t[i].ran)
+			continue;
+		shown++;
 		if (!strcmp(t[i].state, "unmeasured"))
 			fprintf(f, "  %-50s unmeasured (%s)\n", t[i].name, t[i].why);
 		else
 			fprintf(f, "  %-50s %-6s %.2f vs %.2f %s\n", t[i].name, t[i].state,
 				t[i].measured, t[i].limit, t[i].unit);
 	}
+	if (!shown)
+		fprintf(f, "  no target applies to the strategies that ran\n");
 }

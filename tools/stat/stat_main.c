@@ -18,6 +18,8 @@
 #include "stat_output.h"
 #include "../common/tool_options.h"
 
+#define STAT_MODULE_SYSFS "/sys/module/gpuar"
+
 #define DEFAULT_PLAN \
 	"flag:park_us=50,backstop_us=100000+predict:margin_us=100," \
 	"min_sleep_us=20,max_sleep_us=50000,window=8"
@@ -65,10 +67,15 @@ static void usage(FILE *f)
 "                     [" DEFAULT_PLAN "]\n"
 "  --device-path P    the module's device                       [/dev/gpuar]\n"
 "  --debugfs FILE     the debugfs listing    [" STAT_DEBUGFS_PORTS "]\n"
+"  --version          the tool's and the library's version\n"
 "  -h, --help         this text\n"
 "\n"
-"Exit status: 0, 1 when no source could be read or the exercise failed,\n"
-"2 for bad options.\n", STAT_DEBUGFS_PORTS);
+"Without the module (no /sys/module/gpuar) it says \"module not loaded\"\n"
+"and exits 1: the user engine's ports live in their own processes, and\n"
+"gpuar_port_stats() reports them.\n"
+"\n"
+"Exit status: 0, 1 when the module is not loaded, no source could be read\n"
+"or the exercise failed, 2 for bad options.\n", STAT_DEBUGFS_PORTS);
 }
 
 /* A decimal option value in min..max, or a message naming the option. */
@@ -92,6 +99,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "device-path", required_argument, NULL, 'd' },
 		{ "debugfs", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -149,6 +157,9 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'V':
+			tool_print_version(stdout, "gpuar-stat");
 			return 1;
 		default:
 			fprintf(stderr, "gpuar-stat: bad option '%s' (unknown, or its "
@@ -220,6 +231,21 @@ static void nap(uint64_t ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Without the module there is nothing to show: say so plainly instead of
+ * "0 ports". 0 when it is loaded (or the sysfs tree is not there to ask).
+ */
+static int module_missing(const struct options *o)
+{
+	if (!access(STAT_MODULE_SYSFS, F_OK) || access("/sys/module", F_OK))
+		return 0;
+	fprintf(stderr, "gpuar-stat: module not loaded (no %s, %s: %s): "
+		"`sudo modprobe gpuar`, or see the README's Troubleshooting\n",
+		STAT_MODULE_SYSFS, o->device_path,
+		access(o->device_path, F_OK) ? strerror(errno) : "present");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -261,6 +287,8 @@ int main(int argc, char **argv)
 		}
 		return r;
 	}
+	if (module_missing(&o))
+		return 1;
 	do {
 		if (show(&o, NULL))
 			return 1;

@@ -39,7 +39,9 @@ targets=(doubles)
 for s in "${!suites[@]}"; do
 	targets+=("$BUILD/selftests/unit/$s")
 done
-make -s -j"$VM_JOBS" -C "$REPO_ROOT" BUILD="$BUILD" "${targets[@]}" >&2
+# WERROR=1 as every check builds (a different setting would rebuild the
+# host's objects, and tests are where warnings must fail).
+make -s -j"$VM_JOBS" -C "$REPO_ROOT" BUILD="$BUILD" WERROR=1 "${targets[@]}" >&2
 
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp/tests" "$out.tmp/root/opt/gpuar/unit"

@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 	CHECK_CUDA(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
 	c.cycles = (long long)kernel_us * clock_khz / 1000;
 	gpucheck_open(engine, &c.cu, &c.port, &c.line);
-	if (gpuar_waiter_new(&c.waiter, nullptr))
+	if (gpuar_waiter_new(&c.waiter, nullptr, nullptr))
 		gpucheck_die("waiter", nullptr);
 
 	/* The kernel's real duration (clock64 runs at the SM clock). */

@@ -14,13 +14,30 @@
  *
  * Streams are CUstream / cudaStream_t handles (the same pointer), passed
  * as `struct CUstream_st *`. They must belong to the device's primary
- * context (what the runtime API uses). Refused with GPUAR_E_BACKEND:
+ * context (what the runtime API uses). Streams are told apart by
+ * cuStreamGetId (CUDA 12.0: an id "unique for the life of the program"),
+ * so CU_STREAM_PER_THREAD, one handle for a different stream in each
+ * thread, counts as each thread's own stream. Refused with
+ * GPUAR_E_BACKEND:
  *  - a bare 0: it means the legacy or the per-thread default stream
  *    depending on how the caller was compiled; pass CU_STREAM_LEGACY
- *    (cudaStreamLegacy) or CU_STREAM_PER_THREAD (cudaStreamPerThread);
+ *    (cudaStreamLegacy: it serialises with every blocking stream of the
+ *    context) or CU_STREAM_PER_THREAD (cudaStreamPerThread);
+ *  - CU_STREAM_PER_THREAD where the driver lacks cuStreamGetId (-EINVAL);
  *  - a stream of another context (-EXDEV);
  *  - a stream being captured into a graph (-EBUSY): the store would
- *    become a graph node and a status query would break the capture.
+ *    become a graph node storing one number on every replay; see
+ *    gpuar_cuda_graph_add_completion for completion inside graphs.
+ *
+ * Graph captures elsewhere: the library calls the driver from the
+ * caller's threads and its own at any time, always in the relaxed capture
+ * mode (cuThreadExchangeStreamCaptureMode), so those calls never
+ * invalidate a capture another thread runs in the global mode
+ * (torch.cuda.graph). A status the driver still refuses during a capture
+ * (CUDA_ERROR_STREAM_CAPTURE_*) means "ask again later": a backstop is
+ * re-armed, never turned into an error record; a call that must act now
+ * fails with -EBUSY. Allocate lines before a capture starts
+ * (cuMemHostRegister is not a call a capture permits).
  *
  * CUDA errors are sticky per context: the first one poisons the context,
  * and every later error message names that first error.
@@ -41,6 +58,10 @@ extern "C" {
 #endif
 
 struct CUstream_st;
+struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphNode_st;
+struct CUgraphExec_st;
 struct gpuar_cuda;
 
 /*
@@ -90,16 +111,16 @@ int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			 struct gpuar_error *diag);
 
 /*
- * Enqueue, behind the work on @stream, cuStreamWriteValue64 of @slot's
- * next sequence number, with the default memory barrier (so once the
- * word reaches it, the work's results are visible to the host's acquire
- * read). Stores the number in *@target. Errors: refused streams (above),
- * -EINVAL (slot), -EBUSY (slot owned by another stream with stores still
- * pending), CUDA errors. Streams are told apart by handle: a stream
- * destroyed with stores still pending and a new one the driver creates at
- * the same address look alike, and that new stream's store could land
- * before the old ones. Keep a stream alive until its stores into a slot
- * have landed (an await needs it until it is reaped anyway).
+ * Enqueue, behind the work on @stream, the store of @slot's next
+ * sequence number: one cuStreamBatchMemOp_v2 of a system-scope memory
+ * barrier (CU_STREAM_MEM_OP_BARRIER, CU_STREAM_MEMORY_BARRIER_TYPE_SYS)
+ * and the 64-bit write, so once the word reaches the number, the work's
+ * results are visible to the host's acquire read (the v2 write alone
+ * documents no fence). Stores the number in *@target. Errors: refused
+ * streams (above), -EINVAL (slot), -EBUSY (slot owned by another stream
+ * with stores still pending), CUDA errors. Keep a stream alive until its
+ * stores into a slot have landed (an await needs it until it is reaped
+ * anyway).
  */
 int gpuar_cuda_record(struct gpuar_vendor_line *line, uint32_t slot,
 		      struct CUstream_st *stream, uint64_t *target,
@@ -124,13 +145,14 @@ int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
  */
 
 /*
- * gpuar_reap on @port, resolving backstop timeouts of this backend's
- * awaits with cuStreamQuery: pending or finished work is resubmitted
- * (keeping the original start), a failed stream becomes an error record
- * (record.status -EIO, vendor_status the CUresult, vendor_name its name;
- * *@diag says what the error poisons). Records of other waits pass
- * through unchanged. Returns the number of completions, or -EAGAIN,
- * -ETIME, -EINTR as gpuar_reap.
+ * gpuar_reap on @port, resolving backstop timeouts of the awaits on it
+ * (this handle's and any other CUDA or HIP handle's: one registry per
+ * port, see gpuar_vendor_resolve) by asking the stream: pending or
+ * finished work is resubmitted (keeping the original start), a failed
+ * stream becomes an error record (record.status -EIO, vendor_status the
+ * CUresult, vendor_name its name; *@diag says what the error poisons).
+ * Records of other waits pass through unchanged. Returns the number of
+ * completions, or -EAGAIN, -ETIME, -EINTR as gpuar_reap.
  */
 int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
 		    struct gpuar_vendor_completion *out, uint32_t max,
@@ -149,6 +171,77 @@ int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
 int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
 				struct CUstream_st *stream, uint64_t target,
 				struct gpuar_error *diag);
+
+/*
+ * Await a CUDA event the caller recorded (cuEventRecord, or an event a
+ * framework hands around): a private stream of the backend handle waits
+ * on @event (cuStreamWaitEvent), then stores @slot's next number, and the
+ * word wait is submitted as gpuar_cuda_await's — the same plans, records,
+ * error records and backstop (the private stream is the one asked). The
+ * event may belong to any context; what it waits for is its latest record
+ * at the time of this call. Awaits on the same slot index share one
+ * private stream and complete in the order they were made; use different
+ * slots for independent events. That private stream is the slot's stream
+ * for the one-stream-per-slot rule (-EBUSY while another stream's stores
+ * into the slot are pending). Errors: as gpuar_cuda_await, -EINVAL (no
+ * event).
+ */
+int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
+			   struct CUevent_st *event,
+			   const struct gpuar_plan *plan, uint64_t point,
+			   uint64_t user_data, uint64_t *target,
+			   struct gpuar_error *diag);
+
+/*
+ * Completion inside a CUDA graph. A store captured into a graph would
+ * store the same number on every replay, so the backend adds a node of
+ * its own (a batch memop node: a system-scope barrier, then the 64-bit
+ * write into @slot of @line, under the device's primary context) and
+ * patches its number before each launch
+ * (cuGraphExecBatchMemOpNodeSetParams, which affects only later launches:
+ * launches already enqueued keep theirs). Each replay thus completes its
+ * own wait, in launch order:
+ *
+ *	CUgraphNode done;
+ *	gpuar_cuda_graph_add_completion(line, 0, graph, &last_kernel, 1,
+ *					&done, &diag);
+ *	cuGraphInstantiate(&exec, graph, 0);
+ *	for (i = 0; i < n; i++)		// one record per replay
+ *		gpuar_cuda_graph_launch(line, 0, exec, done, stream, &plan,
+ *					point, i, NULL, &diag);
+ *	// then gpuar_cuda_reap until the n records are in
+ *
+ * Launch such a graph only through gpuar_cuda_graph_launch (a plain
+ * cuGraphLaunch would store a stale number). Each executable graph
+ * instantiated from @graph works, with the same node handle. (CUDA 13.1's
+ * atomic-add memop could advance the word by one per replay without the
+ * patch, but whether it reaches mapped host memory is unproven; the
+ * patched write works on every driver from 11.7 and keeps one number per
+ * record, as every other record.)
+ *
+ * gpuar_cuda_graph_add_completion: add the node to @graph after @deps
+ * (@ndeps of them; 0 for a root node); *@node gets it.
+ * gpuar_cuda_graph_launch: patch @node in @exec with @slot's next number
+ * and cuGraphLaunch @exec on @stream, as one record (the slot's
+ * one-stream rule applies); with a @plan, also submit the word wait as
+ * gpuar_cuda_await does (reap with gpuar_cuda_reap); with @plan NULL,
+ * only record (@point and @user_data unused). *@target: the number.
+ * Errors: -EOPNOTSUPP (GPUAR_E_BACKEND) where the driver lacks graph
+ * memop nodes (before CUDA 11.7), -EINVAL, the refusals of
+ * gpuar_cuda_record, CUDA errors.
+ */
+int gpuar_cuda_graph_add_completion(struct gpuar_vendor_line *line,
+				    uint32_t slot, struct CUgraph_st *graph,
+				    struct CUgraphNode_st *const *deps,
+				    size_t ndeps, struct CUgraphNode_st **node,
+				    struct gpuar_error *diag);
+int gpuar_cuda_graph_launch(struct gpuar_vendor_line *line, uint32_t slot,
+			    struct CUgraphExec_st *exec,
+			    struct CUgraphNode_st *node,
+			    struct CUstream_st *stream,
+			    const struct gpuar_plan *plan, uint64_t point,
+			    uint64_t user_data, uint64_t *target,
+			    struct gpuar_error *diag);
 
 /*
  * A wait-driver source over @stream's work (see struct

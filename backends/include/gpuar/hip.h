@@ -3,10 +3,12 @@
  * The HIP backend: await HIP streams through gpuar ports. The same shape
  * as <gpuar/cuda.h>; what differs is said here.
  *
- * The runtime is loaded at run time: libamdhip64.so.6, else
- * libamdhip64.so.5 (Debian bookworm ships 5.2), or GPUAR_HIP_LIBRARY when
- * set (tests load a test double through it; diagnostics). A missing
- * runtime, device or entry point is a coded GPUAR_E_BACKEND error.
+ * The runtime is loaded at run time: the first of libamdhip64.so.8,
+ * .so.7 (ROCm 7), .so.6, .so.5 (Debian bookworm ships 5.2) and plain
+ * libamdhip64.so, or GPUAR_HIP_LIBRARY when set (tests load a test double
+ * through it; diagnostics). It is never unloaded once loaded. A missing
+ * runtime, device or entry point, or a runtime outside HIP 5.0 to 8.x
+ * (hipRuntimeGetVersion; -EOPNOTSUPP), is a coded GPUAR_E_BACKEND error.
  *
  * Line pages are registered with hipHostRegister(Mapped | Portable) and
  * *fine-grained* (no hipExtHostRegisterCoarseGrained): the mapping is
@@ -17,12 +19,29 @@
  * one device and calls are made with that device current (the calling
  * thread's current device is restored after each call).
  *
- * Streams refused (GPUAR_E_BACKEND): a bare 0 (the null stream is the
- * legacy or the per-thread default stream depending on compile flags;
- * pass hipStreamPerThread or a created stream — HIP 5 has no explicit
- * legacy handle), a stream of another device (-EXDEV; detected where the
- * runtime has hipStreamGetDevice, HIP 6 and later), and a stream being
- * captured (-EBUSY).
+ * Streams are told apart by hipStreamGetId where the runtime has it, so
+ * hipStreamPerThread (one handle, a different stream in each thread)
+ * counts as each thread's own stream; where it lacks it,
+ * hipStreamPerThread is refused (-EINVAL). Streams refused
+ * (GPUAR_E_BACKEND): a bare 0 (the null stream is the legacy or the
+ * per-thread default stream depending on compile flags; pass
+ * hipStreamPerThread or a created stream — HIP 5 has no explicit legacy
+ * handle), a stream of another device (-EXDEV; detected where the runtime
+ * has hipStreamGetDevice, HIP 6 and later), and a stream being captured
+ * (-EBUSY). As on CUDA, the library's own calls run in the relaxed capture
+ * mode (hipThreadExchangeStreamCaptureMode, where the runtime has it), and
+ * a capture status (hipErrorStreamCapture*, 900-908) from a status query
+ * means "ask again later", never an error record.
+ *
+ * Graphs: HIP offers no graph completion here (no counterpart of
+ * gpuar_cuda_graph_add_completion). HIP 6.4 and later have
+ * hipGraphAddBatchMemOpNode and hipGraphExecBatchMemOpNodeSetParams, but
+ * both are marked beta ("still open to changes and may have outstanding
+ * issues", HIP API reference) and take a HIP context, a deprecated
+ * notion; a store captured into a graph stores one number on every
+ * replay. Record on the launch stream after hipGraphLaunch instead
+ * (gpuar_hip_record or gpuar_hip_await): it completes once that replay has
+ * finished.
  *
  * The reverse direction (gpuar_hip_stream_wait_word) uses
  * hipStreamWaitValue64 with hipStreamWaitValueGte, which compares
@@ -45,6 +64,7 @@ extern "C" {
 #endif
 
 struct ihipStream_t;
+struct ihipEvent_t;
 struct gpuar_hip;
 
 /* As gpuar_cuda_open, for HIP device @ordinal. */
@@ -75,10 +95,21 @@ int gpuar_hip_reap(struct gpuar_hip *hip, struct gpuar_port *port,
 		   int64_t timeout_ns, struct gpuar_error *diag);
 /* hipStreamWaitValue64 (plain >=, see above). -ERANGE across 2^64.
  * Fenced as gpuar_cuda_stream_wait_word: @stream and the line may be
- * destroyed in either order. */
+ * destroyed in either order. -EOPNOTSUPP where the device lacks
+ * hipDeviceAttributeCanUseStreamWaitValue. The HIP documentation asks
+ * for memory from hipExtMallocWithFlags(hipMallocSignalMemory); the line
+ * page is hipHostRegister'ed host memory, which the GPU bundle's HIP probe
+ * checks on the hardware it runs on. */
 int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
 			       struct ihipStream_t *stream, uint64_t target,
 			       struct gpuar_error *diag);
+/* As gpuar_cuda_await_event: a private stream waits on @event
+ * (hipStreamWaitEvent), then stores the number. */
+int gpuar_hip_await_event(struct gpuar_vendor_line *line, uint32_t slot,
+			  struct ihipEvent_t *event,
+			  const struct gpuar_plan *plan, uint64_t point,
+			  uint64_t user_data, uint64_t *target,
+			  struct gpuar_error *diag);
 int gpuar_hip_source_init(struct gpuar_vendor_source *src,
 			  struct gpuar_vendor_line *line, uint32_t slot,
 			  struct ihipStream_t *stream, struct gpuar_error *diag);

@@ -44,6 +44,24 @@ struct gpuar_vendor_completion {
 	const char *vendor_name;	/* static string; NULL when vendor_status is 0 */
 };
 
+/*
+ * Resolve a record the caller read from the port itself (gpuar_reap,
+ * read() of the port's fd, an io_uring read): if it belongs to an await of
+ * any CUDA or HIP backend handle, do what that backend's reap would do —
+ * a backstop TIMEOUT is resolved by asking the stream (late work is
+ * resubmitted, a failed stream becomes an error record), and the await
+ * is forgotten, so its line can be freed. Records of other waits are
+ * copied into *@out unchanged. Returns 1 when *@out is a completion to
+ * hand out, 0 when the wait was resubmitted (nothing to hand out: its
+ * record comes later), or -EINVAL. The awaits of every handle on one port
+ * share one registry: a port with one handle per GPU may be reaped through
+ * any of them, or through this call. Thread-safe.
+ */
+int gpuar_vendor_resolve(struct gpuar_port *port,
+			 const struct gpuar_record *rec,
+			 struct gpuar_vendor_completion *out,
+			 struct gpuar_error *diag);
+
 /* The line's eight slots (host address, page aligned). Thread-safe. */
 uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *line);
 
@@ -72,21 +90,23 @@ int gpuar_vendor_line_set_sequence(struct gpuar_vendor_line *line,
 
 /*
  * A completion source for the wait driver (gpuar_wait) over the work
- * enqueued so far on a stream: a check is the stream's status query until
- * the source is armed; arming (flag plans) records the slot's next
- * sequence number behind the work, after which a check is the word
- * reaching it and parking waits on the word; the status query is the
- * stream's; block is the vendor's stream synchronize. Initialise with
+ * enqueued so far on a stream: initialising it records the slot's next
+ * sequence number behind that work (so it takes the slot, as a record
+ * does), and every plan's check is the word reaching it — work enqueued
+ * later, by this or another thread, does not hold the wait. Parking waits
+ * on the word; the status query is the stream's (the error authority);
+ * block is the vendor's stream synchronize. Initialise with
  * gpuar_cuda_source_init / gpuar_hip_source_init; the struct is the
- * source's storage. One waiting thread per source.
+ * source's storage. One waiting thread per source; with a per-thread
+ * default-stream handle, the thread that initialised it.
  */
 struct gpuar_vendor_source {
 	struct gpuar_src source;
 	struct gpuar_vendor_line *line;
 	void *stream;
 	uint32_t slot;
-	bool armed;
-	uint64_t target;	/* valid once armed */
+	bool armed;		/* true once initialised (recorded) */
+	uint64_t target;	/* the number recorded at initialisation */
 	struct gpuar_error diag;	/* the last source error, coded */
 };
 

@@ -258,6 +258,8 @@ struct gpuar_record {
 #define GPUAR_FEATURE_WORD_WAIT (1ULL << 0)
 #define GPUAR_FEATURE_FENCE_WAIT (1ULL << 1)
 #define GPUAR_FEATURE_BUSY_READ (1ULL << 2)
+#define GPUAR_FEATURE_IMMINENT (1ULL << 3)	/* GPUAR_PORT_IMMINENT, CLAIM */
+#define GPUAR_FEATURE_WAIT_READY (1ULL << 4)	/* GPUAR_IOC_WAIT_READY */
 
 struct gpuar_version {
 	__u32 size;
@@ -270,6 +272,12 @@ struct gpuar_version {
 /* gpuar_port_create.flags */
 #define GPUAR_PORT_CLOEXEC (1U << 0)
 #define GPUAR_PORT_NONBLOCK (1U << 1)
+/*
+ * Imminent readiness (GPUAR_FEATURE_IMMINENT): at a predicted word wait's
+ * early wake the port raises EPOLLPRI until the wait is claimed
+ * (GPUAR_IOC_CLAIM). A port created without it never shows EPOLLPRI.
+ */
+#define GPUAR_PORT_IMMINENT (1U << 2)
 #define GPUAR_PORT_FLAGS_ALL (GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK)
 
 struct gpuar_port_create {
@@ -374,6 +382,51 @@ struct gpuar_point_stats {
 
 #define GPUAR_POINT_HAS_PREDICTION (1U << 0)
 
+/*
+ * Claiming imminent waits (ports created with GPUAR_PORT_IMMINENT).
+ * GPUAR_IOC_CLAIM writes up to count entries of entry_size bytes at
+ * entries, one per imminent wait not yet claimed, earliest first, and
+ * returns how many it wrote. Each claimed wait is leased to the caller
+ * until lease_end_ns: the port's timer leaves it alone meanwhile (the
+ * caller is watching the word in user mode), EPOLLPRI drops once no
+ * unclaimed imminent wait is left, and a read() (blocking or not) first
+ * checks the claimed waits whose words the caller may have seen reach
+ * their targets, so their records come back in that same call. A lease
+ * that runs out gives the wait back to the timer. lease_ns asks for a
+ * lease length (0: the module's default); the module caps it. Claiming
+ * from another address space than the port's is EPERM (line addresses
+ * mean nothing there).
+ */
+struct gpuar_claim_entry {
+	__aligned_u64 user_data;
+	__aligned_u64 addr;		/* the line's user address, as registered */
+	__aligned_u64 target;
+	__aligned_u64 lease_end_ns;	/* CLOCK_MONOTONIC */
+	__u32 line;			/* line id */
+	__u32 slot;
+};
+
+struct gpuar_claim {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__aligned_u64 entries;	/* user pointer to count entries */
+	__u32 count;		/* room at entries, in entries */
+	__u32 entry_size;	/* sizeof(struct gpuar_claim_entry) */
+	__aligned_u64 lease_ns;	/* requested lease; 0: the module's default */
+};
+
+/*
+ * Waiting for a record with a deadline (GPUAR_FEATURE_WAIT_READY): block,
+ * busy-reading as a blocked read() does, until a record is queued (0), the
+ * CLOCK_MONOTONIC deadline_ns passes (ETIME; deadline_ns 0 never blocks) or
+ * a signal arrives (EINTR). It reads nothing: read() the records after it.
+ */
+struct gpuar_wait_ready {
+	__u32 size;
+	__u32 flags;		/* must be zero */
+	__aligned_u64 deadline_ns;
+};
+
 /* ------------------------------------------------------------ ioctls */
 
 /*
@@ -391,6 +444,9 @@ struct gpuar_point_stats {
 #define GPUAR_POINT_STATS_SIZE_VER1	160
 #define GPUAR_WORD_WAIT_SIZE_VER1	104	/* batch entry */
 #define GPUAR_FENCE_WAIT_SIZE_VER1	32	/* batch entry */
+#define GPUAR_CLAIM_SIZE_VER1		32
+#define GPUAR_CLAIM_ENTRY_SIZE_VER1	40	/* claim entry */
+#define GPUAR_WAIT_READY_SIZE_VER1	16
 
 #define GPUAR_IOC_MAGIC 0xD4
 
@@ -410,6 +466,10 @@ struct gpuar_point_stats {
 	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x21, GPUAR_SUBMIT_SIZE_VER1)
 #define GPUAR_IOC_CANCEL \
 	_IOC(_IOC_WRITE, GPUAR_IOC_MAGIC, 0x22, GPUAR_CANCEL_SIZE_VER1)
+#define GPUAR_IOC_CLAIM \
+	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x23, GPUAR_CLAIM_SIZE_VER1)
+#define GPUAR_IOC_WAIT_READY \
+	_IOC(_IOC_WRITE, GPUAR_IOC_MAGIC, 0x24, GPUAR_WAIT_READY_SIZE_VER1)
 #define GPUAR_IOC_PORT_STATS \
 	_IOC(GPUAR_IOC_RW, GPUAR_IOC_MAGIC, 0x30, GPUAR_PORT_STATS_SIZE_VER1)
 #define GPUAR_IOC_POINT_STATS \

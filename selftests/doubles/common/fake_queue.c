@@ -56,6 +56,21 @@ static void fq_sleep_ns(uint64_t ns)
 		;
 }
 
+/* A condition wait of at most 1 ms (callers look at a domain's sticky
+ * error between waits, which nobody signals them). */
+static void fq_cond_wait_1ms(pthread_cond_t *cond, pthread_mutex_t *lock)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(cond, lock, &ts);
+}
+
 static bool fq_wait_done(const struct fq_op *op)
 {
 	uint64_t word = __atomic_load_n(op->word, __ATOMIC_ACQUIRE);
@@ -246,13 +261,6 @@ bool fq_stream_capturing(struct fq_stream *s)
 	return on;
 }
 
-void fq_stream_set_capturing(struct fq_stream *s, bool on)
-{
-	pthread_mutex_lock(&s->lock);
-	s->capturing = on;
-	pthread_mutex_unlock(&s->lock);
-}
-
 unsigned int fq_stream_query(struct fq_stream *s, unsigned int not_ready)
 {
 	unsigned int sticky = fq_domain_error(s->domain);
@@ -277,18 +285,9 @@ unsigned int fq_stream_sync(struct fq_stream *s)
 	unsigned int code;
 
 	pthread_mutex_lock(&s->lock);
-	while ((s->head || s->current) && !fq_domain_error(s->domain)) {
-		struct timespec ts;
-
-		/* Timed, so a fault in another stream of the domain is seen. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
-	}
+	/* Timed, so a fault in another stream of the domain is seen. */
+	while ((s->head || s->current) && !fq_domain_error(s->domain))
+		fq_cond_wait_1ms(&s->cond, &s->lock);
 	pthread_mutex_unlock(&s->lock);
 	code = fq_domain_error(s->domain);
 	return code;
@@ -334,6 +333,238 @@ unsigned int fq_streams_touching(const void *addr, uint64_t len)
 unsigned int fq_stream_error(struct fq_stream *s)
 {
 	return fq_domain_error(s->domain);
+}
+
+struct fq_thread_streams {
+	struct fq_thread_streams *next;
+	void *stream[FQ_THREAD_STREAM_DEVICES];
+};
+
+static pthread_once_t fq_thread_streams_once = PTHREAD_ONCE_INIT;
+static pthread_key_t fq_thread_streams_key;
+static struct fq_thread_streams *fq_thread_streams_all;
+
+static void fq_thread_streams_key_make(void)
+{
+	pthread_key_create(&fq_thread_streams_key, NULL);
+}
+
+void **fq_thread_stream_slot(int device)
+{
+	struct fq_thread_streams *t;
+
+	pthread_once(&fq_thread_streams_once, fq_thread_streams_key_make);
+	t = pthread_getspecific(fq_thread_streams_key);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		pthread_mutex_lock(&fq_registry_lock);
+		t->next = fq_thread_streams_all;
+		fq_thread_streams_all = t;
+		pthread_mutex_unlock(&fq_registry_lock);
+		pthread_setspecific(fq_thread_streams_key, t);
+	}
+	return &t->stream[device];
+}
+
+void fq_event_init(struct fq_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->cond, NULL);
+}
+
+void fq_event_destroy(struct fq_event *e)
+{
+	/* The double waits for pending records (real drivers defer the
+	 * free), so no queued call is left pointing at freed memory. */
+	fq_event_sync(e);
+	pthread_cond_destroy(&e->cond);
+	pthread_mutex_destroy(&e->lock);
+}
+
+static unsigned int fq_event_fire(struct fq_stream *s, const uint64_t *args)
+{
+	struct fq_event *e = (struct fq_event *)(uintptr_t)args[0];
+
+	(void)s;
+	pthread_mutex_lock(&e->lock);
+	if (args[1] > e->fired)
+		e->fired = args[1];
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
+			     unsigned int capture_refused,
+			     unsigned int no_memory)
+{
+	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_fire };
+	unsigned int rc;
+
+	pthread_mutex_lock(&e->lock);
+	op.args[0] = (uint64_t)(uintptr_t)e;
+	op.args[1] = ++e->recorded;
+	e->domain = s->domain;
+	rc = fq_stream_enqueue(s, &op, capture_refused, no_memory);
+	if (rc)
+		e->recorded--;
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+/* Until @e reaches record @target or its domain dies (timed, so a fault
+ * that drops the record is seen). Called with e->lock held. */
+static unsigned int fq_event_wait_locked(struct fq_event *e, uint64_t target)
+{
+	unsigned int rc = 0;
+
+	while (e->fired < target) {
+		if (e->domain && (rc = fq_domain_error(e->domain)))
+			break;
+		fq_cond_wait_1ms(&e->cond, &e->lock);
+	}
+	return rc;
+}
+
+static unsigned int fq_event_await(struct fq_stream *s, const uint64_t *args)
+{
+	struct fq_event *e = (struct fq_event *)(uintptr_t)args[0];
+	unsigned int rc;
+
+	(void)s;
+	pthread_mutex_lock(&e->lock);
+	rc = fq_event_wait_locked(e, args[1]);
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+unsigned int fq_stream_wait_event(struct fq_stream *s, struct fq_event *e,
+				  unsigned int capture_refused,
+				  unsigned int no_memory)
+{
+	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_await };
+
+	pthread_mutex_lock(&e->lock);
+	op.args[0] = (uint64_t)(uintptr_t)e;
+	op.args[1] = e->recorded;
+	pthread_mutex_unlock(&e->lock);
+	return fq_stream_enqueue(s, &op, capture_refused, no_memory);
+}
+
+unsigned int fq_event_sync(struct fq_event *e)
+{
+	unsigned int rc;
+
+	pthread_mutex_lock(&e->lock);
+	rc = fq_event_wait_locked(e, e->recorded);
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+unsigned int fq_event_query(struct fq_event *e, unsigned int not_ready)
+{
+	unsigned int rc;
+
+	pthread_mutex_lock(&e->lock);
+	rc = e->domain ? fq_domain_error(e->domain) : 0;
+	if (!rc && e->fired < e->recorded)
+		rc = not_ready;
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+#define FQ_CAPTURES_MAX 16
+static pthread_mutex_t fq_capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fq_stream *fq_captures[FQ_CAPTURES_MAX];
+static __thread unsigned int fq_thread_mode;	/* FQ_CAPTURE_GLOBAL */
+
+unsigned int fq_capture_exchange_mode(unsigned int mode)
+{
+	unsigned int old = fq_thread_mode;
+
+	fq_thread_mode = mode;
+	return old;
+}
+
+bool fq_capture_begin(struct fq_stream *s, unsigned int mode)
+{
+	bool done = false;
+
+	pthread_mutex_lock(&fq_capture_lock);
+	for (int i = 0; i < FQ_CAPTURES_MAX && !done && !fq_stream_capturing(s); i++) {
+		if (fq_captures[i])
+			continue;
+		fq_captures[i] = s;
+		pthread_mutex_lock(&s->lock);
+		s->capturing = true;
+		s->capture_mode = mode;
+		s->capture_thread = pthread_self();
+		s->capture_invalidated = false;
+		pthread_mutex_unlock(&s->lock);
+		done = true;
+	}
+	pthread_mutex_unlock(&fq_capture_lock);
+	return done;
+}
+
+bool fq_capture_end(struct fq_stream *s, bool *invalidated)
+{
+	bool was;
+
+	pthread_mutex_lock(&fq_capture_lock);
+	for (int i = 0; i < FQ_CAPTURES_MAX; i++)
+		if (fq_captures[i] == s)
+			fq_captures[i] = NULL;
+	pthread_mutex_lock(&s->lock);
+	was = s->capturing;
+	*invalidated = s->capture_invalidated;
+	s->capturing = false;
+	s->capture_invalidated = false;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&fq_capture_lock);
+	return was;
+}
+
+bool fq_capture_invalidated(struct fq_stream *s)
+{
+	bool inv;
+
+	pthread_mutex_lock(&s->lock);
+	inv = s->capturing && s->capture_invalidated;
+	pthread_mutex_unlock(&s->lock);
+	return inv;
+}
+
+bool fq_capture_permits_unsafe_call(void)
+{
+	pthread_t self = pthread_self();
+	bool permitted = true;
+
+	if (fq_thread_mode == FQ_CAPTURE_RELAXED)
+		return true;
+	pthread_mutex_lock(&fq_capture_lock);
+	for (int i = 0; i < FQ_CAPTURES_MAX; i++) {
+		struct fq_stream *c = fq_captures[i];
+		bool prohibits;
+
+		if (!c)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		prohibits = pthread_equal(c->capture_thread, self) ?
+			    c->capture_mode != FQ_CAPTURE_RELAXED :
+			    fq_thread_mode == FQ_CAPTURE_GLOBAL &&
+			    c->capture_mode == FQ_CAPTURE_GLOBAL;
+		if (prohibits) {
+			c->capture_invalidated = true;
+			permitted = false;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&fq_capture_lock);
+	return permitted;
 }
 
 bool fq_env_flag(const char *name)

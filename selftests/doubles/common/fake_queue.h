@@ -60,6 +60,11 @@ struct fq_stream {
 	struct fq_op *current;	/* the op the worker is running, or NULL */
 	bool stopping;
 	bool capturing;
+	/* While capturing: the capture's mode and thread, and whether a
+	 * prohibited call invalidated it (fq_capture_*). */
+	unsigned int capture_mode;
+	pthread_t capture_thread;
+	bool capture_invalidated;
 	int device;
 };
 
@@ -88,7 +93,6 @@ unsigned int fq_stream_enqueue(struct fq_stream *s, const struct fq_op *op,
 			       unsigned int no_memory);
 
 bool fq_stream_capturing(struct fq_stream *s);
-void fq_stream_set_capturing(struct fq_stream *s, bool on);
 /* A stream query: the sticky code, @not_ready while busy, else 0. */
 unsigned int fq_stream_query(struct fq_stream *s, unsigned int not_ready);
 
@@ -103,6 +107,77 @@ unsigned int fq_streams_touching(const void *addr, uint64_t len);
 
 /* The domain's sticky error seen from a call running on @s (0 if none). */
 unsigned int fq_stream_error(struct fq_stream *s);
+
+/*
+ * The calling thread's slot for its per-thread default stream of @device
+ * (below FQ_THREAD_STREAM_DEVICES), which the double fills on first use:
+ * kept as thread-specific data (a pthread key), not in the double's own
+ * TLS, so every thread, including one that reuses an exited thread's id,
+ * starts with empty slots; reachable for leak checkers. NULL when out of
+ * memory.
+ */
+#define FQ_THREAD_STREAM_DEVICES 4
+void **fq_thread_stream_slot(int device);
+
+/*
+ * Events, as both vendors have them: a record is an in-order marker on a
+ * stream; a stream wait on an event makes the stream's later work wait
+ * until the event's latest record *at the time of the wait call* has been
+ * reached (CUDA Driver API cuStreamWaitEvent: "the stream will wait only
+ * for the completion of the most recent host call to cuEventRecord() on
+ * hEvent"; a never-recorded event is no wait at all). A wait also ends
+ * when the recording stream's domain is poisoned (the record is dropped).
+ */
+struct fq_event {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t recorded;	/* records made */
+	uint64_t fired;		/* the latest record its stream reached */
+	struct fq_domain *domain;	/* of the stream last recorded on */
+};
+
+void fq_event_init(struct fq_event *e);
+void fq_event_destroy(struct fq_event *e);
+/* Enqueue a record of @e on @s (the enqueue's result, as fq_stream_enqueue). */
+unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
+			     unsigned int capture_refused,
+			     unsigned int no_memory);
+/* Enqueue on @s a wait for @e's latest record. */
+unsigned int fq_stream_wait_event(struct fq_stream *s, struct fq_event *e,
+				  unsigned int capture_refused,
+				  unsigned int no_memory);
+/* Block until @e's latest record is reached: 0, or the sticky code. */
+unsigned int fq_event_sync(struct fq_event *e);
+/* 0 when @e's latest record is reached, @not_ready before, or sticky. */
+unsigned int fq_event_query(struct fq_event *e, unsigned int not_ready);
+
+/*
+ * Graph capture modes, as both vendors document them (CUDA
+ * cuThreadExchangeStreamCaptureMode in cuda.h; HIP's
+ * hipThreadExchangeStreamCaptureMode mirrors it): a thread in the GLOBAL
+ * mode (the default) "is prohibited from potentially unsafe API calls" if
+ * it has an ongoing capture not begun RELAXED, or if "any other thread has
+ * a concurrent capture sequence initiated with" GLOBAL; THREAD_LOCAL only
+ * in the first case; RELAXED never. A prohibited call fails and the
+ * capture that prohibited it is invalidated: ending it fails.
+ */
+enum {
+	FQ_CAPTURE_GLOBAL = 0,
+	FQ_CAPTURE_THREAD_LOCAL = 1,
+	FQ_CAPTURE_RELAXED = 2,
+};
+/* Swap the calling thread's mode: the old one. */
+unsigned int fq_capture_exchange_mode(unsigned int mode);
+/* Begin capturing @s from this thread: false if it is already, or if too
+ * many captures run. */
+bool fq_capture_begin(struct fq_stream *s, unsigned int mode);
+/* End it: false when it was not capturing; *@invalidated says whether a
+ * prohibited call broke it meanwhile. */
+bool fq_capture_end(struct fq_stream *s, bool *invalidated);
+bool fq_capture_invalidated(struct fq_stream *s);
+/* A potentially unsafe call by this thread: true when allowed, false
+ * (after invalidating the captures that prohibit it) otherwise. */
+bool fq_capture_permits_unsafe_call(void);
 
 /* Read a fault-injection setting from the environment (names are listed
  * in each double's header comment). */

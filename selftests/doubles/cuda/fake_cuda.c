@@ -14,9 +14,38 @@
  * differs from the host address, so a backend that stores to the host
  * address where the device address belongs is caught (the store faults
  * the context with CUDA_ERROR_ILLEGAL_ADDRESS).
- * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD name one default stream per
- * context (a simplification: real CUDA has one per-thread stream per
- * thread). A bare NULL stream is treated as the legacy stream.
+ * CU_STREAM_LEGACY names one default stream per context, and
+ * CU_STREAM_PER_THREAD one stream per context *and thread* ("The
+ * per-thread default stream is ... local to both the thread and the
+ * CUcontext", CUDA Driver API, Stream synchronization behavior); every
+ * stream has an id unique for the life of the process (cuStreamGetId). A
+ * bare NULL stream is treated as the legacy stream.
+ *
+ * Graph capture (cuStreamBeginCapture_v2 ... cuStreamEndCapture): work
+ * enqueued on a capturing stream becomes graph nodes, as the driver
+ * does. Capture modes follow cuThreadExchangeStreamCaptureMode's
+ * documentation (cuda.h): a thread in the GLOBAL mode is "prohibited from
+ * potentially unsafe API calls" while any other thread has a GLOBAL
+ * capture (or it has a non-RELAXED one itself), THREAD_LOCAL only while
+ * it has one itself, RELAXED never. A prohibited call (here: stream and
+ * event queries and synchronizes, host memory (un)registration) fails
+ * with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the
+ * captures that prohibited it, so their cuStreamEndCapture fails with
+ * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.
+ *
+ * Stream memory operations: the v2 entry points, where
+ * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER "is not supported in the v2 API"
+ * (flags other than 0 fail), and cuStreamBatchMemOp_v2 with
+ * CU_STREAM_MEM_OP_BARRIER ("only supported in the _v2 API"). A 64-bit
+ * write not preceded in its batch by a system-scope barrier is counted
+ * (gpuar_fake_cuda_unfenced_writes): the v2 documentation promises no
+ * fence of its own, so a backend that needs the work's results visible
+ * must ask for the barrier. Graph memop nodes (cuGraphAddBatchMemOpNode)
+ * run the same ops at each launch; cuGraphExecBatchMemOpNodeSetParams
+ * may change only the address and value of writes and waits, never the
+ * count, the context or the types ("Other fields, such as the context,
+ * count or type of operations ... may not be modified"), and affects only
+ * later launches.
  *
  * Kernels: the double cannot run device code. cuModuleLoadData takes a
  * PTX text and notes which of the kernels it models the text declares
@@ -34,8 +63,8 @@
  * and spinning synchronisation are the same here (a condition variable).
  *
  * Double-only entry points (gpuar_fake_cuda_*, below) let tests enqueue
- * timed work and faults, start and end a capture, hide entry points, set
- * the driver version, and read counters. Environment: GPUAR_FAKE_CUDA_NO_DEVICE=1
+ * timed work and faults, start and end a (global-mode) capture, hide
+ * entry points, set the driver version, and read counters. Environment: GPUAR_FAKE_CUDA_NO_DEVICE=1
  * makes cuInit fail with CUDA_ERROR_NO_DEVICE.
  */
 #include <pthread.h>
@@ -51,6 +80,7 @@
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 #define FAKE_DEVICES_MAX 4
+_Static_assert(FAKE_DEVICES_MAX <= FQ_THREAD_STREAM_DEVICES, "per-thread slots");
 #define FAKE_HIDDEN_MAX 32
 #define FAKE_CTX_STACK 16
 /* The fake %globaltimer runs this far ahead of CLOCK_MONOTONIC (ns). */
@@ -80,11 +110,35 @@ struct CUmod_st {
 };
 
 struct CUevent_st {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	uint64_t recorded;	/* records made */
-	uint64_t fired;		/* the latest record the stream reached */
-	struct CUctx_st *ctx;	/* of the stream last recorded on */
+	struct fq_event e;
+};
+
+#define FAKE_GRAPH_NODES 64
+#define FAKE_NODE_OPS 4
+
+/* A node: the stream ops it runs at each launch (work captured from a
+ * stream, or a batch memop). Launches run nodes in the order they were
+ * added, which respects every dependency (a node's dependencies exist
+ * before it). */
+struct CUgraphNode_st {
+	struct CUgraph_st *graph;
+	bool memop;
+	struct CUctx_st *ctx;		/* memop nodes */
+	unsigned int nops;
+	unsigned int nparams;
+	gcu_mem_op params[FAKE_NODE_OPS];	/* memop nodes, as given */
+	struct fq_op ops[FAKE_NODE_OPS];
+};
+
+struct CUgraph_st {
+	unsigned int n;
+	struct CUgraphNode_st *nodes[FAKE_GRAPH_NODES];
+};
+
+struct CUgraphExec_st {
+	unsigned int n;
+	struct CUgraphNode_st nodes[FAKE_GRAPH_NODES];	/* copies */
+	const struct CUgraphNode_st *from[FAKE_GRAPH_NODES];
 };
 
 struct CUctx_st {
@@ -98,7 +152,10 @@ struct CUctx_st {
 struct CUstream_st {
 	struct fq_stream q;
 	struct CUctx_st *ctx;
-	uint64_t no_barrier_writes;
+	unsigned long long id;		/* cuStreamGetId */
+	/* While captured: the graph its work goes to (the mode, thread and
+	 * invalidation are the queue's, fake_queue.h). */
+	struct CUgraph_st *capture;
 };
 
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,7 +165,8 @@ static int fake_driver_version = 12080;
 static int fake_mem_ops_64 = 1;
 static bool fake_initialised;
 static char fake_hidden[FAKE_HIDDEN_MAX][64];
-static uint64_t fake_no_barrier_writes;
+static uint64_t fake_unfenced_writes;
+static unsigned long long fake_next_stream_id = 100;
 
 static __thread struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
 static __thread int ctx_depth;
@@ -126,7 +184,9 @@ FAKE_EXPORT gcu_result gpuar_fake_cuda_capture(gcu_stream stream, int on);
 FAKE_EXPORT int gpuar_fake_cuda_registered_pages(void);
 FAKE_EXPORT int gpuar_fake_cuda_primary_refs(int device);
 FAKE_EXPORT uint64_t gpuar_fake_cuda_unsafe_unregisters(void);
-FAKE_EXPORT uint64_t gpuar_fake_cuda_no_barrier_writes(void);
+FAKE_EXPORT uint64_t gpuar_fake_cuda_unfenced_writes(void);
+FAKE_EXPORT void gpuar_fake_cuda_hold_queries(int on);
+FAKE_EXPORT int gpuar_fake_cuda_held_queries(void);
 FAKE_EXPORT uint64_t gpuar_fake_cuda_globaltimer_offset(void);
 FAKE_EXPORT int gpuar_fake_cuda_primary_flags(int device);
 
@@ -196,9 +256,48 @@ uint64_t gpuar_fake_cuda_unsafe_unregisters(void)
 	return fm_unsafe_unregisters();
 }
 
-uint64_t gpuar_fake_cuda_no_barrier_writes(void)
+/*
+ * While held, cuStreamQuery blocks (a driver call that takes long: the
+ * driver's own locks, a busy PCIe link) until released; held_queries says
+ * how many callers are blocked in it now.
+ */
+static pthread_mutex_t fake_hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fake_hold_cond = PTHREAD_COND_INITIALIZER;
+static bool fake_hold;
+static int fake_held;
+
+void gpuar_fake_cuda_hold_queries(int on)
 {
-	return __atomic_load_n(&fake_no_barrier_writes, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&fake_hold_lock);
+	fake_hold = on != 0;
+	pthread_cond_broadcast(&fake_hold_cond);
+	pthread_mutex_unlock(&fake_hold_lock);
+}
+
+int gpuar_fake_cuda_held_queries(void)
+{
+	int n;
+
+	pthread_mutex_lock(&fake_hold_lock);
+	n = fake_held;
+	pthread_mutex_unlock(&fake_hold_lock);
+	return n;
+}
+
+static void fake_query_hold(void)
+{
+	pthread_mutex_lock(&fake_hold_lock);
+	fake_held++;
+	while (fake_hold)
+		pthread_cond_wait(&fake_hold_cond, &fake_hold_lock);
+	fake_held--;
+	pthread_mutex_unlock(&fake_hold_lock);
+}
+
+/* 64-bit writes enqueued without a system-scope barrier before them. */
+uint64_t gpuar_fake_cuda_unfenced_writes(void)
+{
+	return __atomic_load_n(&fake_unfenced_writes, __ATOMIC_RELAXED);
 }
 
 /* What the fake %globaltimer reads minus CLOCK_MONOTONIC, in ns. */
@@ -243,10 +342,26 @@ static gcu_result fake_ready(void)
 	return fake_initialised ? GCU_SUCCESS : GCU_ERROR_NOT_INITIALIZED;
 }
 
+static struct CUstream_st *fake_stream_new(struct CUctx_st *ctx)
+{
+	struct CUstream_st *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ctx = ctx;
+	s->id = __atomic_fetch_add(&fake_next_stream_id, 1, __ATOMIC_RELAXED);
+	if (fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* The stream a handle names; special handles need a current context. */
 static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
 {
 	struct CUctx_st *ctx;
+	struct CUstream_st **slot;
 
 	if (fake_ready())
 		return GCU_ERROR_NOT_INITIALIZED;
@@ -258,29 +373,57 @@ static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
 	ctx = fake_current();
 	if (!ctx)
 		return GCU_ERROR_INVALID_CONTEXT;
+	/* Legacy: one per context. Per-thread: one per context and thread. */
+	slot = handle == GCU_STREAM_PER_THREAD ?
+	       (struct CUstream_st **)fq_thread_stream_slot(ctx->device) :
+	       &ctx->legacy;
+	if (!slot)
+		return GCU_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&fake_lock);
-	if (!ctx->legacy) {
-		struct CUstream_st *s = calloc(1, sizeof(*s));
-
-		if (!s || fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
-			pthread_mutex_unlock(&fake_lock);
-			free(s);
-			return GCU_ERROR_OUT_OF_MEMORY;
-		}
-		s->ctx = ctx;
-		ctx->legacy = s;
+	if (!*slot && !(*slot = fake_stream_new(ctx))) {
+		pthread_mutex_unlock(&fake_lock);
+		return GCU_ERROR_OUT_OF_MEMORY;
 	}
-	*out = ctx->legacy;
+	*out = *slot;
 	pthread_mutex_unlock(&fake_lock);
 	return GCU_SUCCESS;
 }
 
-/* Capture turns enqueued work into graph nodes; the double refuses, so a
- * backend that forgot to check would see its store vanish, not run. */
+static struct CUgraphNode_st *fake_graph_node(struct CUgraph_st *g);
+
+/*
+ * Enqueue on a stream; on a capturing stream the op becomes a graph node
+ * instead (the driver captures stream work into the graph).
+ */
 static gcu_result fake_push(struct CUstream_st *s, const struct fq_op *op)
 {
+	struct CUgraphNode_st *n;
+	gcu_result rc = GCU_SUCCESS;
+
+	pthread_mutex_lock(&fake_lock);
+	if (s->capture) {
+		if (fq_capture_invalidated(&s->q)) {
+			rc = GCU_ERROR_STREAM_CAPTURE_INVALIDATED;
+		} else if (!(n = fake_graph_node(s->capture))) {
+			rc = GCU_ERROR_OUT_OF_MEMORY;
+		} else {
+			n->ops[0] = *op;
+			n->nops = 1;
+		}
+		pthread_mutex_unlock(&fake_lock);
+		return rc;
+	}
+	pthread_mutex_unlock(&fake_lock);
 	return fq_stream_enqueue(&s->q, op, GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
 				 GCU_ERROR_OUT_OF_MEMORY);
+}
+
+/* A "potentially unsafe" call during a capture (fake_queue.h has the
+ * rule): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED when prohibited. */
+static gcu_result fake_capture_check(void)
+{
+	return fq_capture_permits_unsafe_call() ? GCU_SUCCESS :
+	       GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
 /* ------------------------------------------------------- driver API */
@@ -337,6 +480,34 @@ FAKE_EXPORT gcu_result cuEventCreate(gcu_event *event, unsigned int flags);
 FAKE_EXPORT gcu_result cuEventRecord(gcu_event event, gcu_stream stream);
 FAKE_EXPORT gcu_result cuEventSynchronize(gcu_event event);
 FAKE_EXPORT gcu_result cuEventDestroy_v2(gcu_event event);
+FAKE_EXPORT gcu_result cuEventQuery(gcu_event event);
+FAKE_EXPORT gcu_result cuStreamGetId(gcu_stream stream, unsigned long long *id);
+FAKE_EXPORT gcu_result cuThreadExchangeStreamCaptureMode(unsigned int *mode);
+FAKE_EXPORT gcu_result cuStreamBatchMemOp_v2(gcu_stream stream,
+					     unsigned int count, void *ops,
+					     unsigned int flags);
+FAKE_EXPORT gcu_result cuStreamWaitEvent(gcu_stream stream, gcu_event event,
+					 unsigned int flags);
+FAKE_EXPORT gcu_result cuStreamBeginCapture_v2(gcu_stream stream,
+					       unsigned int mode);
+FAKE_EXPORT gcu_result cuStreamEndCapture(gcu_stream stream, gcu_graph *graph);
+FAKE_EXPORT gcu_result cuGraphCreate(gcu_graph *graph, unsigned int flags);
+FAKE_EXPORT gcu_result cuGraphDestroy(gcu_graph graph);
+FAKE_EXPORT gcu_result cuGraphGetNodes(gcu_graph graph, gcu_graph_node *nodes,
+				       size_t *count);
+FAKE_EXPORT gcu_result cuGraphAddBatchMemOpNode(gcu_graph_node *node,
+						gcu_graph graph,
+						const gcu_graph_node *deps,
+						size_t ndeps,
+						const void *params);
+FAKE_EXPORT gcu_result cuGraphInstantiateWithFlags(gcu_graph_exec *exec,
+						   gcu_graph graph,
+						   unsigned long long flags);
+FAKE_EXPORT gcu_result cuGraphExecBatchMemOpNodeSetParams(gcu_graph_exec exec,
+							  gcu_graph_node node,
+							  const void *params);
+FAKE_EXPORT gcu_result cuGraphLaunch(gcu_graph_exec exec, gcu_stream stream);
+FAKE_EXPORT gcu_result cuGraphExecDestroy(gcu_graph_exec exec);
 
 gcu_result cuInit(unsigned int flags)
 {
@@ -402,6 +573,23 @@ static const struct {
 	{ "cuEventRecord", (void *)cuEventRecord, 2000 },
 	{ "cuEventSynchronize", (void *)cuEventSynchronize, 2000 },
 	{ "cuEventDestroy", (void *)cuEventDestroy_v2, 4000 },
+	{ "cuEventQuery", (void *)cuEventQuery, 2000 },
+	{ "cuStreamGetId", (void *)cuStreamGetId, 12000 },
+	{ "cuThreadExchangeStreamCaptureMode",
+	  (void *)cuThreadExchangeStreamCaptureMode, 10010 },
+	{ "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2, 11070 },
+	{ "cuStreamWaitEvent", (void *)cuStreamWaitEvent, 2000 },
+	{ "cuStreamBeginCapture", (void *)cuStreamBeginCapture_v2, 10010 },
+	{ "cuStreamEndCapture", (void *)cuStreamEndCapture, 10000 },
+	{ "cuGraphCreate", (void *)cuGraphCreate, 10000 },
+	{ "cuGraphDestroy", (void *)cuGraphDestroy, 10000 },
+	{ "cuGraphGetNodes", (void *)cuGraphGetNodes, 10000 },
+	{ "cuGraphAddBatchMemOpNode", (void *)cuGraphAddBatchMemOpNode, 11070 },
+	{ "cuGraphInstantiate", (void *)cuGraphInstantiateWithFlags, 12000 },
+	{ "cuGraphExecBatchMemOpNodeSetParams",
+	  (void *)cuGraphExecBatchMemOpNodeSetParams, 11070 },
+	{ "cuGraphLaunch", (void *)cuGraphLaunch, 10000 },
+	{ "cuGraphExecDestroy", (void *)cuGraphExecDestroy, 10000 },
 };
 
 /*
@@ -576,6 +764,8 @@ gcu_result cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 		return GCU_ERROR_INVALID_CONTEXT;
 	if (!p || !bytes || (flags & ~0xfu))
 		return GCU_ERROR_INVALID_VALUE;
+	if (fake_capture_check())
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	switch (fm_register(p, bytes)) {
 	case FM_REGISTERED: return GCU_SUCCESS;
 	case FM_OVERLAPS: return GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
@@ -589,6 +779,8 @@ gcu_result cuMemHostUnregister(void *p)
 		return GCU_ERROR_NOT_INITIALIZED;
 	if (!fake_current())
 		return GCU_ERROR_INVALID_CONTEXT;
+	if (fake_capture_check())
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	return fm_unregister(p) ? GCU_SUCCESS :
 				  GCU_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
@@ -617,14 +809,9 @@ gcu_result cuStreamCreate(gcu_stream *stream, unsigned int flags)
 		return GCU_ERROR_INVALID_CONTEXT;
 	if (!stream || flags > GCU_STREAM_NON_BLOCKING)
 		return GCU_ERROR_INVALID_VALUE;
-	s = calloc(1, sizeof(*s));
+	s = fake_stream_new(ctx);
 	if (!s)
 		return GCU_ERROR_OUT_OF_MEMORY;
-	s->ctx = ctx;
-	if (fq_stream_start(&s->q, &ctx->domain, ctx->device)) {
-		free(s);
-		return GCU_ERROR_OUT_OF_MEMORY;
-	}
 	*stream = s;
 	return GCU_SUCCESS;
 }
@@ -655,15 +842,142 @@ gcu_result cuStreamGetCtx(gcu_stream stream, gcu_context *ctx)
 	return GCU_SUCCESS;
 }
 
-gcu_result gpuar_fake_cuda_capture(gcu_stream stream, int on)
+gcu_result cuStreamGetId(gcu_stream stream, unsigned long long *id)
 {
 	struct CUstream_st *s;
 	gcu_result rc = fake_stream(stream, &s);
 
 	if (rc)
 		return rc;
-	fq_stream_set_capturing(&s->q, on != 0);
+	if (!id)
+		return GCU_ERROR_INVALID_VALUE;
+	/* CCCL: "querying the driver stream ID is not permitted" while the
+	 * stream is captured. */
+	if (s->capture)
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	*id = s->id;
 	return GCU_SUCCESS;
+}
+
+gcu_result cuThreadExchangeStreamCaptureMode(unsigned int *mode)
+{
+	if (!mode || *mode > GCU_STREAM_CAPTURE_MODE_RELAXED)
+		return GCU_ERROR_INVALID_VALUE;
+	*mode = fq_capture_exchange_mode(*mode);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuGraphCreate(gcu_graph *graph, unsigned int flags)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!graph || flags)
+		return GCU_ERROR_INVALID_VALUE;
+	*graph = calloc(1, sizeof(**graph));
+	return *graph ? GCU_SUCCESS : GCU_ERROR_OUT_OF_MEMORY;
+}
+
+/* A new node at the end of @g, or NULL when full. Under fake_lock or
+ * with @g private to the caller. */
+static struct CUgraphNode_st *fake_graph_node(struct CUgraph_st *g)
+{
+	struct CUgraphNode_st *n;
+
+	if (g->n == FAKE_GRAPH_NODES || !(n = calloc(1, sizeof(*n))))
+		return NULL;
+	n->graph = g;
+	g->nodes[g->n++] = n;
+	return n;
+}
+
+gcu_result cuGraphDestroy(gcu_graph graph)
+{
+	if (!graph)
+		return GCU_ERROR_INVALID_VALUE;
+	for (unsigned int i = 0; i < graph->n; i++)
+		free(graph->nodes[i]);
+	free(graph);
+	return GCU_SUCCESS;
+}
+
+gcu_result cuGraphGetNodes(gcu_graph graph, gcu_graph_node *nodes,
+			   size_t *count)
+{
+	if (!graph || !count)
+		return GCU_ERROR_INVALID_VALUE;
+	if (nodes)
+		for (size_t i = 0; i < *count && i < graph->n; i++)
+			nodes[i] = graph->nodes[i];
+	*count = graph->n;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuStreamBeginCapture_v2(gcu_stream stream, unsigned int mode)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	/* The legacy stream cannot be captured. */
+	if (stream == GCU_STREAM_LEGACY || !stream)
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	if (mode > GCU_STREAM_CAPTURE_MODE_RELAXED)
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	if (s->capture || !(s->capture = calloc(1, sizeof(*s->capture)))) {
+		pthread_mutex_unlock(&fake_lock);
+		return GCU_ERROR_ILLEGAL_STATE;
+	}
+	if (!fq_capture_begin(&s->q, mode)) {
+		free(s->capture);
+		s->capture = NULL;
+		rc = GCU_ERROR_ILLEGAL_STATE;
+	}
+	pthread_mutex_unlock(&fake_lock);
+	return rc;
+}
+
+gcu_result cuStreamEndCapture(gcu_stream stream, gcu_graph *graph)
+{
+	struct CUstream_st *s;
+	struct CUgraph_st *g;
+	gcu_result rc = fake_stream(stream, &s);
+	bool invalidated = false;
+
+	if (rc)
+		return rc;
+	if (!graph)
+		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	g = s->capture;
+	s->capture = NULL;
+	fq_capture_end(&s->q, &invalidated);
+	pthread_mutex_unlock(&fake_lock);
+	*graph = NULL;
+	if (!g)
+		return GCU_ERROR_ILLEGAL_STATE;
+	if (invalidated) {
+		cuGraphDestroy(g);
+		return GCU_ERROR_STREAM_CAPTURE_INVALIDATED;
+	}
+	*graph = g;
+	return GCU_SUCCESS;
+}
+
+/* Begin (in the GLOBAL mode, as torch.cuda.graph does) or end a capture
+ * of @stream, discarding its graph. */
+gcu_result gpuar_fake_cuda_capture(gcu_stream stream, int on)
+{
+	gcu_graph g = NULL;
+	gcu_result rc;
+
+	if (on)
+		return cuStreamBeginCapture_v2(stream, GCU_STREAM_CAPTURE_MODE_GLOBAL);
+	rc = cuStreamEndCapture(stream, &g);
+	if (g)
+		cuGraphDestroy(g);
+	return rc == GCU_ERROR_STREAM_CAPTURE_INVALIDATED ? GCU_SUCCESS : rc;
 }
 
 gcu_result cuStreamIsCapturing(gcu_stream stream, unsigned int *status)
@@ -675,9 +989,19 @@ gcu_result cuStreamIsCapturing(gcu_stream stream, unsigned int *status)
 		return rc;
 	if (!status)
 		return GCU_ERROR_INVALID_VALUE;
-	*status = fq_stream_capturing(&s->q) ? GCU_STREAM_CAPTURE_STATUS_ACTIVE :
-					       GCU_STREAM_CAPTURE_STATUS_NONE;
+	pthread_mutex_lock(&fake_lock);
+	*status = !s->capture ? GCU_STREAM_CAPTURE_STATUS_NONE :
+		  fq_capture_invalidated(&s->q) ? GCU_STREAM_CAPTURE_STATUS_INVALIDATED :
+					   GCU_STREAM_CAPTURE_STATUS_ACTIVE;
+	pthread_mutex_unlock(&fake_lock);
 	return GCU_SUCCESS;
+}
+
+/* One 64-bit write counted when no system-scope barrier precedes it. */
+static void fake_note_write(bool fenced)
+{
+	if (!fenced)
+		__atomic_fetch_add(&fake_unfenced_writes, 1, __ATOMIC_RELAXED);
 }
 
 gcu_result cuStreamWriteValue64_v2(gcu_stream stream, gcu_deviceptr addr,
@@ -689,10 +1013,10 @@ gcu_result cuStreamWriteValue64_v2(gcu_stream stream, gcu_deviceptr addr,
 
 	if (rc)
 		return rc;
-	if (flags > 1 || (addr & 7))
+	/* NO_MEMORY_BARRIER "is not supported in the v2 API". */
+	if (flags || (addr & 7))
 		return GCU_ERROR_INVALID_VALUE;
-	if (flags)	/* CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER */
-		__atomic_fetch_add(&fake_no_barrier_writes, 1, __ATOMIC_RELAXED);
+	fake_note_write(false);
 	op = fm_word_op(FQ_WRITE, addr, value, 0, GCU_ERROR_ILLEGAL_ADDRESS);
 	return fake_push(s, &op);
 }
@@ -714,12 +1038,231 @@ gcu_result cuStreamWaitValue64_v2(gcu_stream stream, gcu_deviceptr addr,
 	return fake_push(s, &op);
 }
 
+/*
+ * The stream ops of @count batch memops: 64-bit waits (GEQ), 64-bit
+ * writes (flags 0 only) and barriers (SYS or GPU scope; a barrier is no
+ * op of its own here, where every store is a release). 0, or
+ * CUDA_ERROR_INVALID_VALUE for what the double does not model or v2 does
+ * not support. @fenced counts writes without a SYS barrier before them.
+ */
+static gcu_result fake_mem_ops(const gcu_mem_op *in, unsigned int count,
+			       struct fq_op *out, unsigned int *nout,
+			       bool count_writes)
+{
+	bool sys_barrier = false;
+
+	*nout = 0;
+	if (!in || !count || count > FAKE_NODE_OPS)
+		return GCU_ERROR_INVALID_VALUE;
+	for (unsigned int i = 0; i < count; i++) {
+		const gcu_mem_op *m = &in[i];
+
+		switch (m->operation) {
+		case GCU_STREAM_MEM_OP_BARRIER:
+			if (m->memory_barrier.flags > 1)
+				return GCU_ERROR_INVALID_VALUE;
+			sys_barrier |= m->memory_barrier.flags ==
+				       GCU_STREAM_MEMORY_BARRIER_TYPE_SYS;
+			break;
+		case GCU_STREAM_MEM_OP_WRITE_VALUE_64:
+			if (m->write_value.flags || (m->write_value.address & 7))
+				return GCU_ERROR_INVALID_VALUE;
+			if (count_writes)
+				fake_note_write(sys_barrier);
+			out[(*nout)++] = fm_word_op(FQ_WRITE, m->write_value.address,
+						    m->write_value.value64, 0,
+						    GCU_ERROR_ILLEGAL_ADDRESS);
+			break;
+		case GCU_STREAM_MEM_OP_WAIT_VALUE_64:
+			if (m->write_value.flags != GCU_STREAM_WAIT_VALUE_GEQ ||
+			    (m->write_value.address & 7))
+				return GCU_ERROR_INVALID_VALUE;
+			out[(*nout)++] = fm_word_op(FQ_WAIT_WRAPPING,
+						    m->write_value.address,
+						    m->write_value.value64, 0,
+						    GCU_ERROR_ILLEGAL_ADDRESS);
+			break;
+		default:
+			return GCU_ERROR_INVALID_VALUE;
+		}
+	}
+	return GCU_SUCCESS;
+}
+
+gcu_result cuStreamBatchMemOp_v2(gcu_stream stream, unsigned int count,
+				 void *ops, unsigned int flags)
+{
+	struct fq_op q[FAKE_NODE_OPS];
+	struct CUstream_st *s;
+	unsigned int n;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (flags)
+		return GCU_ERROR_INVALID_VALUE;
+	rc = fake_mem_ops(ops, count, q, &n, true);
+	for (unsigned int i = 0; !rc && i < n; i++)
+		rc = fake_push(s, &q[i]);
+	return rc;
+}
+
+gcu_result cuStreamWaitEvent(gcu_stream stream, gcu_event event,
+			     unsigned int flags)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (!event)
+		return GCU_ERROR_INVALID_HANDLE;
+	if (flags)
+		return GCU_ERROR_INVALID_VALUE;
+	if (s->capture)	/* event waits are not captured by the double */
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_stream_wait_event(&s->q, &event->e,
+				    GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+				    GCU_ERROR_OUT_OF_MEMORY);
+}
+
+/* The node params of cuGraphAddBatchMemOpNode / ...SetParams. */
+static gcu_result fake_memop_node(struct CUgraphNode_st *n, const void *params,
+				  bool count_writes)
+{
+	const gcu_mem_op_node_params *p = params;
+	bool known = false;
+
+	if (!p || !p->ctx || p->flags)
+		return GCU_ERROR_INVALID_VALUE;
+	for (int i = 0; i < FAKE_DEVICES_MAX; i++)
+		known |= p->ctx == &fake_ctx[i] && fake_ctx[i].refs > 0;
+	if (!known)
+		return GCU_ERROR_INVALID_CONTEXT;
+	if (p->count > FAKE_NODE_OPS)
+		return GCU_ERROR_INVALID_VALUE;
+	n->memop = true;
+	n->ctx = p->ctx;
+	n->nparams = p->count;
+	memcpy(n->params, p->ops, p->count * sizeof(p->ops[0]));
+	return fake_mem_ops(p->ops, p->count, n->ops, &n->nops, count_writes);
+}
+
+gcu_result cuGraphAddBatchMemOpNode(gcu_graph_node *node, gcu_graph graph,
+				    const gcu_graph_node *deps, size_t ndeps,
+				    const void *params)
+{
+	struct CUgraphNode_st *n;
+	gcu_result rc;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!node || !graph || (ndeps && !deps))
+		return GCU_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < ndeps; i++)
+		if (!deps[i] || deps[i]->graph != graph)
+			return GCU_ERROR_INVALID_VALUE;
+	n = fake_graph_node(graph);
+	if (!n)
+		return GCU_ERROR_OUT_OF_MEMORY;
+	rc = fake_memop_node(n, params, true);
+	if (rc) {
+		free(graph->nodes[--graph->n]);
+		return rc;
+	}
+	*node = n;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuGraphInstantiateWithFlags(gcu_graph_exec *exec, gcu_graph graph,
+				       unsigned long long flags)
+{
+	struct CUgraphExec_st *x;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!exec || !graph || flags)
+		return GCU_ERROR_INVALID_VALUE;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return GCU_ERROR_OUT_OF_MEMORY;
+	x->n = graph->n;
+	for (unsigned int i = 0; i < graph->n; i++) {
+		x->nodes[i] = *graph->nodes[i];
+		x->from[i] = graph->nodes[i];
+	}
+	*exec = x;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuGraphExecBatchMemOpNodeSetParams(gcu_graph_exec exec,
+					      gcu_graph_node node,
+					      const void *params)
+{
+	const gcu_mem_op_node_params *p = params;
+	struct CUgraphNode_st *n = NULL, copy;
+
+	if (!exec || !node || !p)
+		return GCU_ERROR_INVALID_VALUE;
+	for (unsigned int i = 0; i < exec->n; i++)
+		if (exec->from[i] == node)
+			n = &exec->nodes[i];
+	if (!n || !n->memop)
+		return GCU_ERROR_INVALID_VALUE;
+	/* Only addresses and values may change: not the context, the count,
+	 * the types, nor any barrier. */
+	if (p->ctx != n->ctx || p->count != n->nparams)
+		return GCU_ERROR_INVALID_VALUE;
+	copy = *n;
+	for (unsigned int i = 0; i < p->count && i < FAKE_NODE_OPS; i++) {
+		if (!p->ops || p->ops[i].operation != n->params[i].operation)
+			return GCU_ERROR_INVALID_VALUE;
+		if (p->ops[i].operation == GCU_STREAM_MEM_OP_BARRIER &&
+		    p->ops[i].memory_barrier.flags != n->params[i].memory_barrier.flags)
+			return GCU_ERROR_INVALID_VALUE;
+	}
+	if (fake_memop_node(&copy, p, false))
+		return GCU_ERROR_INVALID_VALUE;
+	*n = copy;
+	return GCU_SUCCESS;
+}
+
+gcu_result cuGraphLaunch(gcu_graph_exec exec, gcu_stream stream)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (rc)
+		return rc;
+	if (!exec)
+		return GCU_ERROR_INVALID_VALUE;
+	/* Each launch runs the ops as they are now: a later SetParams
+	 * changes only later launches. */
+	for (unsigned int i = 0; !rc && i < exec->n; i++)
+		for (unsigned int k = 0; !rc && k < exec->nodes[i].nops; k++)
+			rc = fake_push(s, &exec->nodes[i].ops[k]);
+	return rc;
+}
+
+gcu_result cuGraphExecDestroy(gcu_graph_exec exec)
+{
+	if (!exec)
+		return GCU_ERROR_INVALID_VALUE;
+	free(exec);
+	return GCU_SUCCESS;
+}
+
 gcu_result cuStreamQuery(gcu_stream stream)
 {
 	struct CUstream_st *s;
 	gcu_result rc = fake_stream(stream, &s);
 
-	return rc ? rc : fq_stream_query(&s->q, GCU_ERROR_NOT_READY);
+	if (rc)
+		return rc;
+	if (fake_capture_check())
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	fake_query_hold();
+	return fq_stream_query(&s->q, GCU_ERROR_NOT_READY);
 }
 
 gcu_result cuStreamSynchronize(gcu_stream stream)
@@ -729,6 +1272,8 @@ gcu_result cuStreamSynchronize(gcu_stream stream)
 
 	if (rc)
 		return rc;
+	if (fake_capture_check())
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	return fq_stream_sync(&s->q);
 }
 
@@ -958,70 +1503,36 @@ gcu_result cuEventCreate(gcu_event *event, unsigned int flags)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return GCU_ERROR_OUT_OF_MEMORY;
-	pthread_mutex_init(&e->lock, NULL);
-	pthread_cond_init(&e->cond, NULL);
+	fq_event_init(&e->e);
 	*event = e;
 	return GCU_SUCCESS;
-}
-
-static unsigned int fake_event_fire(struct fq_stream *s, const uint64_t *args)
-{
-	struct CUevent_st *e = (struct CUevent_st *)(uintptr_t)args[0];
-
-	(void)s;
-	pthread_mutex_lock(&e->lock);
-	if (args[1] > e->fired)
-		e->fired = args[1];
-	pthread_cond_broadcast(&e->cond);
-	pthread_mutex_unlock(&e->lock);
-	return 0;
 }
 
 gcu_result cuEventRecord(gcu_event event, gcu_stream stream)
 {
 	struct CUstream_st *s;
-	struct fq_op op = { .kind = FQ_CALL, .call = fake_event_fire };
 	gcu_result rc = fake_stream(stream, &s);
 
 	if (rc)
 		return rc;
 	if (!event)
 		return GCU_ERROR_INVALID_HANDLE;
-	pthread_mutex_lock(&event->lock);
-	op.args[0] = (uint64_t)(uintptr_t)event;
-	op.args[1] = ++event->recorded;
-	event->ctx = s->ctx;
-	rc = fake_push(s, &op);
-	if (rc)
-		event->recorded--;
-	pthread_mutex_unlock(&event->lock);
-	return rc;
+	if (s->capture)	/* records are not captured by the double */
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_event_record(&event->e, &s->q,
+			       GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+			       GCU_ERROR_OUT_OF_MEMORY);
 }
 
-/* Until the latest record is reached (or the recording context dies). */
-static gcu_result fake_event_wait(struct CUevent_st *e)
+gcu_result cuEventQuery(gcu_event event)
 {
-	gcu_result rc = GCU_SUCCESS;
-	uint64_t target;
-
-	pthread_mutex_lock(&e->lock);
-	target = e->recorded;
-	while (e->fired < target) {
-		struct timespec ts;
-
-		if (e->ctx && (rc = fq_domain_error(&e->ctx->domain)))
-			break;
-		/* Timed, so a fault that drops the record is seen. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
-	}
-	pthread_mutex_unlock(&e->lock);
-	return rc;
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!event)
+		return GCU_ERROR_INVALID_HANDLE;
+	if (fake_capture_check())
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_event_query(&event->e, GCU_ERROR_NOT_READY);
 }
 
 gcu_result cuEventSynchronize(gcu_event event)
@@ -1030,7 +1541,9 @@ gcu_result cuEventSynchronize(gcu_event event)
 		return GCU_ERROR_NOT_INITIALIZED;
 	if (!event)
 		return GCU_ERROR_INVALID_HANDLE;
-	return fake_event_wait(event);
+	if (fake_capture_check())
+		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_event_sync(&event->e);
 }
 
 gcu_result cuEventDestroy_v2(gcu_event event)
@@ -1039,11 +1552,7 @@ gcu_result cuEventDestroy_v2(gcu_event event)
 		return GCU_ERROR_NOT_INITIALIZED;
 	if (!event)
 		return GCU_ERROR_INVALID_HANDLE;
-	/* The double waits for pending records (real CUDA defers the free),
-	 * so no queued call is left pointing at freed memory. */
-	fake_event_wait(event);
-	pthread_cond_destroy(&event->cond);
-	pthread_mutex_destroy(&event->lock);
+	fq_event_destroy(&event->e);
 	free(event);
 	return GCU_SUCCESS;
 }

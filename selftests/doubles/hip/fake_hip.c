@@ -6,15 +6,30 @@
  * implements only the entry points the backend resolves (hip_decls.h), on
  * top of fake_queue.c. Built a second time with
  * -DFAKE_HIP_WITHOUT_WRITE_VALUE as libamdhip64-nowrite.so, a runtime that
- * lacks hipStreamWriteValue64, for the missing-entry-point test.
+ * lacks hipStreamWriteValue64, for the missing-entry-point test; with
+ * -DFAKE_HIP_VERSION=7xxxxxxx as libamdhip64.so.7 (ROCm 7); and with
+ * -DFAKE_HIP_5 as libamdhip64.so.5, a HIP 5.2 runtime (Debian bookworm's)
+ * that lacks hipStreamGetDevice and hipStreamGetId.
  *
  * Model: devices 0 and 1, each a fault domain (HIP errors are sticky per
  * device); the current device is per thread (default 0); the null stream
- * and hipStreamPerThread name one default stream per device; registered
- * host pages as fake_memory.h (a device address that differs from the
- * host address);
+ * is one stream per device, hipStreamPerThread one per device *and
+ * thread* (HIP documents it as CUDA's cudaStreamPerThread: "a different
+ * stream in each host thread"); each stream has an id (hipStreamGetId,
+ * "Queries the Id of a stream"); registered host pages as fake_memory.h (a
+ * device address that differs from the host address);
  * hipStreamWaitValue64 compares (*word & mask) >= value as plain numbers,
- * as HIP does. Double-only entry points are gpuar_fake_hip_*.
+ * as HIP does, and fails with hipErrorNotSupported on a device whose
+ * hipDeviceAttributeCanUseStreamWaitValue is 0 ("Support for
+ * hipStreamWaitValue64 can be queried using hipDeviceGetAttribute() and
+ * hipDeviceAttributeCanUseStreamWaitValue", hip_runtime_api.h);
+ * hipRuntimeGetVersion reports FAKE_HIP_VERSION. Events, and capture
+ * modes (hipThreadExchangeStreamCaptureMode: queries, synchronizes and
+ * host registration are the prohibited calls), as fake_queue.h.
+ * Environment: GPUAR_FAKE_HIP_NO_DEVICE=1 (hipInit fails),
+ * GPUAR_FAKE_HIP_NO_WAIT_VALUE=1 (the attribute is 0),
+ * GPUAR_FAKE_HIP_RUNTIME_VERSION=N (the version reported).
+ * Double-only entry points are gpuar_fake_hip_*.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -27,15 +42,29 @@
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 #define FAKE_DEVICES 2
+_Static_assert(FAKE_DEVICES <= FQ_THREAD_STREAM_DEVICES, "per-thread slots");
+#ifndef FAKE_HIP_VERSION
+#ifdef FAKE_HIP_5
+#define FAKE_HIP_VERSION 50222000
+#else
+#define FAKE_HIP_VERSION 60443483
+#endif
+#endif
 
 struct ihipStream_t {
 	struct fq_stream q;
 	int device;
+	unsigned long long id;
+};
+
+struct ihipEvent_t {
+	struct fq_event e;
 };
 
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fq_domain fake_dev[FAKE_DEVICES];
 static struct ihipStream_t *fake_default[FAKE_DEVICES];
+static unsigned long long fake_next_id = 100;
 static bool fake_initialised;
 static __thread int cur_device;
 
@@ -65,7 +94,31 @@ FAKE_EXPORT ghip_error hipStreamWaitValue64(ghip_stream s, void *ptr,
 					    uint64_t value, unsigned int flags,
 					    uint64_t mask);
 FAKE_EXPORT ghip_error hipStreamIsCapturing(ghip_stream s, unsigned int *st);
-FAKE_EXPORT ghip_error hipStreamGetDevice(ghip_stream s, int *device);
+FAKE_EXPORT ghip_error hipRuntimeGetVersion(int *version);
+FAKE_EXPORT ghip_error hipThreadExchangeStreamCaptureMode(unsigned int *mode);
+FAKE_EXPORT ghip_error hipDeviceGetAttribute(int *value, unsigned int attribute,
+					     int device);
+FAKE_EXPORT ghip_error hipStreamWaitEvent(ghip_stream s, ghip_event e,
+					  unsigned int flags);
+FAKE_EXPORT ghip_error hipEventCreateWithFlags(ghip_event *e, unsigned int flags);
+FAKE_EXPORT ghip_error hipEventRecord(ghip_event e, ghip_stream s);
+FAKE_EXPORT ghip_error hipEventSynchronize(ghip_event e);
+FAKE_EXPORT ghip_error hipEventDestroy(ghip_event e);
+
+static struct ihipStream_t *fake_stream_new(int dev)
+{
+	struct ihipStream_t *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->device = dev;
+	s->id = __atomic_fetch_add(&fake_next_id, 1, __ATOMIC_RELAXED);
+	if (fq_stream_start(&s->q, &fake_dev[dev], dev)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
 
 static ghip_error fake_stream(ghip_stream handle, struct ihipStream_t **out)
 {
@@ -73,23 +126,23 @@ static ghip_error fake_stream(ghip_stream handle, struct ihipStream_t **out)
 
 	if (!fake_initialised)
 		return GHIP_ERROR_NOT_INITIALIZED;
+	struct ihipStream_t **slot;
+
 	if (handle && handle != GHIP_STREAM_PER_THREAD) {
 		*out = handle;
 		return GHIP_SUCCESS;
 	}
+	/* The null stream: one per device. Per-thread: per device and thread. */
+	slot = handle ? (struct ihipStream_t **)fq_thread_stream_slot(dev) :
+			&fake_default[dev];
+	if (!slot)
+		return GHIP_ERROR_UNKNOWN;
 	pthread_mutex_lock(&fake_lock);
-	if (!fake_default[dev]) {
-		struct ihipStream_t *s = calloc(1, sizeof(*s));
-
-		if (!s || fq_stream_start(&s->q, &fake_dev[dev], dev)) {
-			pthread_mutex_unlock(&fake_lock);
-			free(s);
-			return GHIP_ERROR_UNKNOWN;
-		}
-		s->device = dev;
-		fake_default[dev] = s;
+	if (!*slot && !(*slot = fake_stream_new(dev))) {
+		pthread_mutex_unlock(&fake_lock);
+		return GHIP_ERROR_UNKNOWN;
 	}
-	*out = fake_default[dev];
+	*out = *slot;
 	pthread_mutex_unlock(&fake_lock);
 	return GHIP_SUCCESS;
 }
@@ -138,6 +191,7 @@ const char *hipGetErrorName(ghip_error error)
 	case GHIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
 		return "hipErrorHostMemoryAlreadyRegistered";
 	case GHIP_ERROR_LAUNCH_FAILURE: return "hipErrorLaunchFailure";
+	case GHIP_ERROR_NOT_SUPPORTED: return "hipErrorNotSupported";
 	case GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED:
 		return "hipErrorStreamCaptureUnsupported";
 	default: return "hipErrorUnknown";
@@ -176,6 +230,8 @@ ghip_error hipHostRegister(void *p, size_t bytes, unsigned int flags)
 		return GHIP_ERROR_NOT_INITIALIZED;
 	if (!p || !bytes || (flags & ~0xfu))
 		return GHIP_ERROR_INVALID_VALUE;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	switch (fm_register(p, bytes)) {
 	case FM_REGISTERED: return GHIP_SUCCESS;
 	case FM_OVERLAPS: return GHIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
@@ -185,6 +241,8 @@ ghip_error hipHostRegister(void *p, size_t bytes, unsigned int flags)
 
 ghip_error hipHostUnregister(void *p)
 {
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	return fm_unregister(p) ? GHIP_SUCCESS : GHIP_ERROR_INVALID_VALUE;
 }
 
@@ -204,14 +262,9 @@ ghip_error hipStreamCreateWithFlags(ghip_stream *out, unsigned int flags)
 		return GHIP_ERROR_NOT_INITIALIZED;
 	if (!out || flags > GHIP_STREAM_NON_BLOCKING)
 		return GHIP_ERROR_INVALID_VALUE;
-	s = calloc(1, sizeof(*s));
+	s = fake_stream_new(cur_device);
 	if (!s)
 		return GHIP_ERROR_UNKNOWN;
-	s->device = cur_device;
-	if (fq_stream_start(&s->q, &fake_dev[s->device], s->device)) {
-		free(s);
-		return GHIP_ERROR_UNKNOWN;
-	}
 	*out = s;
 	return GHIP_SUCCESS;
 }
@@ -230,7 +283,11 @@ ghip_error hipStreamQuery(ghip_stream handle)
 	struct ihipStream_t *s;
 	ghip_error rc = fake_stream(handle, &s);
 
-	return rc ? rc : fq_stream_query(&s->q, GHIP_ERROR_NOT_READY);
+	if (rc)
+		return rc;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_stream_query(&s->q, GHIP_ERROR_NOT_READY);
 }
 
 ghip_error hipStreamSynchronize(ghip_stream handle)
@@ -238,7 +295,11 @@ ghip_error hipStreamSynchronize(ghip_stream handle)
 	struct ihipStream_t *s;
 	ghip_error rc = fake_stream(handle, &s);
 
-	return rc ? rc : fq_stream_sync(&s->q);
+	if (rc)
+		return rc;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_stream_sync(&s->q);
 }
 
 #ifndef FAKE_HIP_WITHOUT_WRITE_VALUE
@@ -272,6 +333,8 @@ ghip_error hipStreamWaitValue64(ghip_stream handle, void *ptr, uint64_t value,
 
 	if (rc)
 		return rc;
+	if (fq_env_flag("GPUAR_FAKE_HIP_NO_WAIT_VALUE"))
+		return GHIP_ERROR_NOT_SUPPORTED;
 	/* Only hipStreamWaitValueGte is modelled. */
 	if (flags != GHIP_STREAM_WAIT_VALUE_GTE || ((uintptr_t)ptr & 7))
 		return GHIP_ERROR_INVALID_VALUE;
@@ -289,8 +352,121 @@ ghip_error hipStreamIsCapturing(ghip_stream handle, unsigned int *st)
 		return rc;
 	if (!st)
 		return GHIP_ERROR_INVALID_VALUE;
-	*st = fq_stream_capturing(&s->q) ? GHIP_STREAM_CAPTURE_STATUS_ACTIVE :
-					   GHIP_STREAM_CAPTURE_STATUS_NONE;
+	*st = !fq_stream_capturing(&s->q) ? GHIP_STREAM_CAPTURE_STATUS_NONE :
+	      fq_capture_invalidated(&s->q) ? GHIP_STREAM_CAPTURE_STATUS_INVALIDATED :
+					      GHIP_STREAM_CAPTURE_STATUS_ACTIVE;
+	return GHIP_SUCCESS;
+}
+
+/* hipThreadExchangeStreamCaptureMode (fake_queue.h has the rule). */
+ghip_error hipThreadExchangeStreamCaptureMode(unsigned int *mode)
+{
+	if (!mode || *mode > FQ_CAPTURE_RELAXED)
+		return GHIP_ERROR_INVALID_VALUE;
+	*mode = fq_capture_exchange_mode(*mode);
+	return GHIP_SUCCESS;
+}
+
+ghip_error hipRuntimeGetVersion(int *version)
+{
+	const char *env = getenv("GPUAR_FAKE_HIP_RUNTIME_VERSION");
+
+	if (!version)
+		return GHIP_ERROR_INVALID_VALUE;
+	*version = env && *env ? atoi(env) : FAKE_HIP_VERSION;
+	return GHIP_SUCCESS;
+}
+
+ghip_error hipDeviceGetAttribute(int *value, unsigned int attribute, int device)
+{
+	if (!fake_initialised)
+		return GHIP_ERROR_NOT_INITIALIZED;
+	if (!value || attribute != GHIP_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE)
+		return GHIP_ERROR_INVALID_VALUE;
+	if (device < 0 || device >= FAKE_DEVICES)
+		return GHIP_ERROR_INVALID_DEVICE;
+	*value = !fq_env_flag("GPUAR_FAKE_HIP_NO_WAIT_VALUE");
+	return GHIP_SUCCESS;
+}
+
+ghip_error hipEventCreateWithFlags(ghip_event *out, unsigned int flags)
+{
+	struct ihipEvent_t *e;
+
+	if (!fake_initialised)
+		return GHIP_ERROR_NOT_INITIALIZED;
+	if (!out || (flags & ~0x7u))
+		return GHIP_ERROR_INVALID_VALUE;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return GHIP_ERROR_UNKNOWN;
+	fq_event_init(&e->e);
+	*out = e;
+	return GHIP_SUCCESS;
+}
+
+ghip_error hipEventRecord(ghip_event e, ghip_stream handle)
+{
+	struct ihipStream_t *s;
+	ghip_error rc = fake_stream(handle, &s);
+
+	if (rc)
+		return rc;
+	if (!e)
+		return GHIP_ERROR_INVALID_HANDLE;
+	return fq_event_record(&e->e, &s->q, GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+			       GHIP_ERROR_UNKNOWN);
+}
+
+ghip_error hipEventSynchronize(ghip_event e)
+{
+	if (!e)
+		return GHIP_ERROR_INVALID_HANDLE;
+	if (!fq_capture_permits_unsafe_call())
+		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fq_event_sync(&e->e);
+}
+
+ghip_error hipEventDestroy(ghip_event e)
+{
+	if (!e)
+		return GHIP_ERROR_INVALID_HANDLE;
+	fq_event_destroy(&e->e);
+	free(e);
+	return GHIP_SUCCESS;
+}
+
+ghip_error hipStreamWaitEvent(ghip_stream handle, ghip_event e,
+			      unsigned int flags)
+{
+	struct ihipStream_t *s;
+	ghip_error rc = fake_stream(handle, &s);
+
+	if (rc)
+		return rc;
+	if (!e)
+		return GHIP_ERROR_INVALID_HANDLE;
+	if (flags)
+		return GHIP_ERROR_INVALID_VALUE;
+	return fq_stream_wait_event(&s->q, &e->e,
+				    GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+				    GHIP_ERROR_UNKNOWN);
+}
+
+#ifndef FAKE_HIP_5
+FAKE_EXPORT ghip_error hipStreamGetDevice(ghip_stream s, int *device);
+FAKE_EXPORT ghip_error hipStreamGetId(ghip_stream s, unsigned long long *id);
+
+ghip_error hipStreamGetId(ghip_stream handle, unsigned long long *id)
+{
+	struct ihipStream_t *s;
+	ghip_error rc = fake_stream(handle, &s);
+
+	if (rc)
+		return rc;
+	if (!id)
+		return GHIP_ERROR_INVALID_VALUE;
+	*id = s->id;
 	return GHIP_SUCCESS;
 }
 
@@ -306,6 +482,7 @@ ghip_error hipStreamGetDevice(ghip_stream handle, int *device)
 	*device = s->device;
 	return GHIP_SUCCESS;
 }
+#endif
 
 ghip_error gpuar_fake_hip_work(ghip_stream handle, uint64_t ns)
 {
@@ -329,10 +506,15 @@ ghip_error gpuar_fake_hip_capture(ghip_stream handle, int on)
 {
 	struct ihipStream_t *s;
 	ghip_error rc = fake_stream(handle, &s);
+	bool invalidated;
 
 	if (rc)
 		return rc;
-	fq_stream_set_capturing(&s->q, on != 0);
+	/* A capture in the global mode (as torch.cuda.graph begins on ROCm). */
+	if (on)
+		return fq_capture_begin(&s->q, FQ_CAPTURE_GLOBAL) ? GHIP_SUCCESS :
+		       GHIP_ERROR_INVALID_VALUE;
+	fq_capture_end(&s->q, &invalidated);
 	return GHIP_SUCCESS;
 }
 

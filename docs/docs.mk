@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# Pictures drawn from sources in docs/ (Graphviz dot, Debian's graphviz):
+#   make docs        build/docs/path.svg and path.png from docs/path.dot
+#   make check-docs  the same, and the drawing has every stage of the path
+DOCS_DOT := $(wildcard docs/*.dot)
+DOCS_OUT := $(patsubst docs/%.dot,$(BUILD)/docs/%.svg,$(DOCS_DOT)) \
+	$(patsubst docs/%.dot,$(BUILD)/docs/%.png,$(DOCS_DOT))
+DOT ?= dot
+
+$(BUILD)/docs/%.svg: docs/%.dot
+	@mkdir -p $(dir $@)
+	$(DOT) -Tsvg $< -o $@.tmp && mv $@.tmp $@
+$(BUILD)/docs/%.png: docs/%.dot
+	@mkdir -p $(dir $@)
+	$(DOT) -Tpng $< -o $@.tmp && mv $@.tmp $@
+
+.PHONY: docs check-docs
+docs: $(DOCS_OUT)
+
+# The stages the README names, in the order a completion takes them.
+DOCS_PATH_STAGES := 'stream work' write 'completion line' timer 'deadline estimator' \
+	'word check' 'record queue' 'port fd' application
+check-docs:
+	@command -v $(DOT) >/dev/null || \
+		{ echo "not ok - check-docs: no $(DOT) (make deps installs graphviz)"; exit 1; }
+	@$(MAKE) --no-print-directory docs >/dev/null || \
+		{ echo "not ok - check-docs: $(DOT) failed on $(DOCS_DOT)"; exit 1; }
+	@for s in $(DOCS_PATH_STAGES); do \
+		grep -q ">$$s" $(BUILD)/docs/path.svg || \
+			{ echo "not ok - check-docs: path.svg lacks the stage '$$s'"; exit 1; }; \
+	done; echo "ok - check-docs: $(words $(DOCS_OUT)) pictures drawn from $(DOCS_DOT)"
+CHECK_UNIT_TARGETS += check-docs

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: MIT
+"""Loading libgpuar and declaring the prototypes the binding calls.
+
+GPUAR_LIBRARY, when set, names the library to load (a build tree's
+build/lib/libgpuar.so.0); otherwise the installed libgpuar.so.0 is found
+the ordinary way (ld.so.cache, LD_LIBRARY_PATH). Every call the binding
+makes is non-blocking (timeouts of 0), so ctypes releasing the GIL around
+it never leaves a thread parked inside the library.
+"""
+import ctypes
+import os
+
+from . import _structs as S
+
+P = ctypes.POINTER
+vp = ctypes.c_void_p
+c_int, c_u32, c_u64, c_i64 = (ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64,
+                              ctypes.c_int64)
+c_str = ctypes.c_char_p
+
+
+def _load():
+    path = os.environ.get("GPUAR_LIBRARY") or "libgpuar.so.0"
+    try:
+        return ctypes.CDLL(path)
+    except OSError as exc:
+        raise ImportError(
+            f"gpuar: cannot load {path} ({exc}); install libgpuar or set "
+            "GPUAR_LIBRARY to a build's build/lib/libgpuar.so.0") from exc
+
+
+lib = _load()
+
+# name: (restype, argtypes)
+_PROTOTYPES = {
+    "gpuar_version": (c_str, []),
+    "gpuar_code_name": (c_str, [c_u32]),
+    "gpuar_code_is_warning": (ctypes.c_bool, [c_u32]),
+    "gpuar_now_ns": (c_u64, []),
+    "gpuar_plan_from_text": (c_int, [c_str, P(S.Plan), P(S.Error)]),
+    "gpuar_plan_to_text": (ctypes.c_size_t, [P(S.Plan), ctypes.c_char_p,
+                                             ctypes.c_size_t]),
+    "gpuar_port_open": (c_int, [P(vp), P(S.PortOptions), P(S.Error)]),
+    "gpuar_port_close": (None, [vp]),
+    "gpuar_port_engine": (c_int, [vp]),
+    "gpuar_engine_name": (c_str, [c_int]),
+    "gpuar_port_fd": (c_int, [vp]),
+    "gpuar_port_process": (c_int, [vp]),
+    "gpuar_port_next_check_ns": (c_u64, [vp]),
+    "gpuar_line_alloc": (c_int, [vp, P(vp)]),
+    "gpuar_line_free": (c_int, [vp, vp]),
+    "gpuar_line_words": (P(c_u64), [vp]),
+    "gpuar_line_id": (c_u32, [vp]),
+    "gpuar_submit_word_waits": (c_int, [vp, P(S.WordWait), c_u32, P(c_u32)]),
+    "gpuar_submit_fence_waits": (c_int, [vp, P(S.FenceWait), c_u32,
+                                         P(c_u32)]),
+    "gpuar_cancel": (c_int, [vp, c_u64]),
+    "gpuar_reap": (c_int, [vp, P(S.Record), c_u32, c_i64]),
+    "gpuar_port_stats": (c_int, [vp, P(S.PortStats)]),
+    "gpuar_point_stats": (c_int, [vp, P(S.PointStats)]),
+    "gpuar_outcome_name": (c_str, [c_u32]),
+    "gpuar_soft_producer_new": (c_int, [P(vp)]),
+    "gpuar_soft_producer_free": (None, [vp]),
+    "gpuar_soft_store_at": (c_int, [vp, P(c_u64), c_u64, c_u64]),
+    "gpuar_soft_store_after": (c_int, [vp, P(c_u64), c_u64, c_u64]),
+    "gpuar_soft_fail_at": (None, [vp, c_int, c_u64]),
+    "gpuar_soft_stores": (c_u64, [vp]),
+    "gpuar_soft_stored_at": (c_u64, [vp, P(c_u64), c_u64]),
+    "gpuar_vendor_line_words": (P(c_u64), [vp]),
+    "gpuar_vendor_line_sequence": (c_u64, [vp, c_u32]),
+}
+
+# The CUDA and HIP backends: the same calls under two prefixes.
+_VENDOR_PROTOTYPES = {
+    "{v}_open": (c_int, [P(vp), c_int, P(S.Error)]),
+    "{v}_close": (None, [vp]),
+    "{v}_library": (c_str, [vp]),
+    "{v}_driver_version": (c_int, [vp]),
+    "{v}_line_alloc": (c_int, [vp, vp, P(vp), P(S.Error)]),
+    "{v}_line_free": (c_int, [vp, c_u64, P(S.Error)]),
+    "{v}_await": (c_int, [vp, c_u32, vp, P(S.Plan), c_u64, c_u64, P(c_u64),
+                          P(S.Error)]),
+    "{v}_reap": (c_int, [vp, vp, P(S.VendorCompletion), c_u32, c_i64,
+                         P(S.Error)]),
+}
+
+# Event awaits came after the 1.0 ABI: bound only where the library has
+# them (the same shape as the stream await, an event handle for the stream).
+_OPTIONAL_VENDOR_PROTOTYPES = {
+    "{v}_await_event": _VENDOR_PROTOTYPES["{v}_await"],
+}
+
+
+def _declare(name, proto):
+    fn = getattr(lib, name)
+    fn.restype, fn.argtypes = proto
+    return fn
+
+
+for _name, _proto in _PROTOTYPES.items():
+    _declare(_name, _proto)
+for _vendor in ("gpuar_cuda", "gpuar_hip"):
+    for _fmt, _proto in _VENDOR_PROTOTYPES.items():
+        _declare(_fmt.format(v=_vendor), _proto)
+    for _fmt, _proto in _OPTIONAL_VENDOR_PROTOTYPES.items():
+        if hasattr(lib, _fmt.format(v=_vendor)):
+            _declare(_fmt.format(v=_vendor), _proto)
+
+
+def has(name):
+    """True when the loaded library exports @name."""
+    return hasattr(lib, name)

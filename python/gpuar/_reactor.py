@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: MIT
+"""A port on an asyncio loop: the port fd in loop.add_reader.
+
+When the fd turns readable the reactor runs the engine (the user engine's
+process call: its fd is also readable when a check is due) and reaps every
+ready record without blocking, then hands each record to the task awaiting
+its user_data, or to `async for` over the port when no task claimed it.
+The reader is registered only while someone waits, so an idle port costs
+the loop nothing. Nothing here blocks: every libgpuar call has timeout 0.
+"""
+import asyncio
+import collections
+import errno
+
+from .errors import GpuarError
+from .record import TIMEOUT
+
+
+class _Await:
+    __slots__ = ("future", "resubmit")
+
+    def __init__(self, future, resubmit):
+        self.future = future
+        self.resubmit = resubmit
+
+
+class Reactor:
+    def __init__(self, port):
+        self.port = port
+        self.loop = None
+        self.reading = False
+        self.awaits = {}            # user_data -> _Await
+        self.dropped = set()        # user_data of cancelled awaits
+        self.unclaimed = collections.deque()
+        self.listeners = []         # futures of `async for` steps
+
+    # ------------------------------------------------------------ the loop
+    def _bind(self):
+        loop = asyncio.get_running_loop()
+        if loop is not self.loop:
+            if self.awaits or self.listeners:
+                raise RuntimeError("gpuar: a port serves one event loop at "
+                                   "a time")
+            self._stop_reading()
+            self.loop = loop
+        return loop
+
+    def _start_reading(self):
+        if not self.reading:
+            self.loop.add_reader(self.port.fd, self._on_readable)
+            self.reading = True
+
+    def _stop_reading(self):
+        if self.reading:
+            if not self.loop.is_closed():
+                self.loop.remove_reader(self.port.fd)
+            self.reading = False
+
+    def _idle(self):
+        return not self.awaits and not self.listeners
+
+    def _on_readable(self):
+        try:
+            self.port.process()
+            while True:
+                records = self.port.reap()
+                if not records:
+                    break
+                for rec in records:
+                    self._dispatch(rec)
+        except GpuarError as exc:
+            self._fail_all(exc)
+        if self._idle() and not self.dropped:
+            self._stop_reading()
+
+    def _dispatch(self, rec):
+        pending = self.awaits.pop(rec.user_data, None)
+        if pending is None:
+            if rec.user_data in self.dropped:
+                self.dropped.discard(rec.user_data)
+            else:
+                self.unclaimed.append(rec)
+                self._wake_listener()
+            return
+        fut = pending.future
+        if fut.done():
+            return
+        if rec.outcome == TIMEOUT and pending.resubmit:
+            try:
+                pending.resubmit(rec.start_ns)
+            except GpuarError as exc:
+                fut.set_exception(exc)
+                return
+            self.awaits[rec.user_data] = pending
+        elif rec.status < 0:
+            exc = GpuarError(-rec.status, call=f"wait ({rec.outcome_name}"
+                             + (f", {rec.vendor_name}" if rec.vendor_name
+                                else "") + ")")
+            exc.record = rec
+            fut.set_exception(exc)
+        else:
+            fut.set_result(rec)
+
+    def _wake_listener(self):
+        while self.listeners and self.unclaimed:
+            fut = self.listeners.pop(0)
+            if not fut.done():
+                fut.set_result(self.unclaimed.popleft())
+
+    def _fail_all(self, exc):
+        for pending in self.awaits.values():
+            if not pending.future.done():
+                pending.future.set_exception(exc)
+        self.awaits.clear()
+        for fut in self.listeners:
+            if not fut.done():
+                fut.set_exception(exc)
+        self.listeners.clear()
+
+    # -------------------------------------------------------------- awaits
+    async def await_submitted(self, user_data, submit, resubmit=None):
+        """Submit (a callable that submits a wait carrying @user_data) and
+        await its record."""
+        loop = self._bind()
+        submit()
+        fut = loop.create_future()
+        self.awaits[user_data] = _Await(fut, resubmit)
+        self._start_reading()
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            self._cancel(user_data)
+            raise
+
+    def _cancel(self, user_data):
+        if self.awaits.pop(user_data, None) is None or not self.port._handle:
+            return
+        try:
+            self.port.cancel(user_data)
+        except GpuarError as exc:
+            if exc.errno == errno.ENOENT:
+                return          # nothing pending, no record will come
+            if exc.errno != errno.EALREADY:
+                raise
+        # A CANCELLED record, or the completion that won the race, is queued
+        # or on its way: the reader (still registered) reaps and drops it.
+        self.dropped.add(user_data)
+
+    async def records(self):
+        """Records of waits no task awaits (Port.submit), in completion
+        order, forever: break out of the loop to stop."""
+        loop = self._bind()
+        while True:
+            if self.unclaimed:
+                yield self.unclaimed.popleft()
+                continue
+            fut = loop.create_future()
+            self.listeners.append(fut)
+            self._start_reading()
+            try:
+                rec = await fut
+            except asyncio.CancelledError:
+                if fut in self.listeners:
+                    self.listeners.remove(fut)
+                if fut.done() and not fut.cancelled():
+                    self.unclaimed.appendleft(fut.result())
+                raise
+            finally:
+                if self._idle() and not self.dropped:
+                    self._stop_reading()
+            yield rec
+
+    def close(self):
+        """The port is closing: its waits end without records."""
+        for pending in self.awaits.values():
+            pending.future.cancel()
+        self.awaits.clear()
+        for fut in self.listeners:
+            fut.cancel()
+        self.listeners.clear()
+        self.dropped.clear()
+        if self.loop is not None:
+            self._stop_reading()
+

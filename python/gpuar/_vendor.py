@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: MIT
+"""What the CUDA and HIP bindings share: a backend handle, a port whose
+records are reaped through the backend (so a stream's failure becomes an
+error with the vendor's code), and slots handed to streams."""
+import ctypes
+import errno
+import warnings
+
+from . import _structs as S
+from ._lib import has, lib
+from .errors import GpuarError, check, new_diag
+from .plan import as_plan
+from .port import DEFAULT_PLAN, REAP_BATCH, Port
+from .record import Record
+
+LINE_FREE_TIMEOUT_NS = 1_000_000_000
+_LEAKED_PORTS = []
+
+
+def handle_of(obj, attr):
+    """A raw stream or event handle: an int (torch's Stream.cuda_stream,
+    CuPy's .ptr), or an object carrying one in @attr or .ptr."""
+    for name in (attr, "ptr"):
+        if not isinstance(obj, int) and hasattr(obj, name):
+            obj = getattr(obj, name)
+    if not isinstance(obj, int):
+        raise TypeError(f"expected a raw handle (int), got {type(obj)!r}")
+    return obj
+
+
+class _VendorPort(Port):
+    def __init__(self, backend, **kw):
+        self._backend = backend
+        self._completions = (S.VendorCompletion * REAP_BATCH)()
+        super().__init__(**kw)
+
+    def _reap_into(self, count):
+        diag = new_diag()
+        ret = getattr(lib, self._backend.prefix + "_reap")(
+            self._backend._handle, self._h, self._completions, count, 0,
+            ctypes.byref(diag))
+        self._backend.last_diag = diag
+        return ret
+
+    def reap(self, max_records=REAP_BATCH):
+        ret = self._reap_into(min(max_records, REAP_BATCH))
+        if ret == -errno.EAGAIN:
+            return []
+        check(ret, self._backend.prefix + "_reap", self._backend.last_diag)
+        return [Record.from_c(c.record, c.vendor_status, c.vendor_name)
+                for c in self._completions[:ret]]
+
+
+class _Slot:
+    __slots__ = ("line", "index", "pending")
+
+    def __init__(self, line, index):
+        self.line, self.index, self.pending = line, index, 0
+
+
+class Backend:
+    """One device of a vendor backend, with its own port.
+
+    Each stream (or event) being awaited gets a slot of a device-registered
+    line; a slot returns to the pool once no await on it is pending (its
+    stores have all landed then), so any number of streams may come and go.
+    """
+
+    prefix = None           # "gpuar_cuda" / "gpuar_hip"
+    handle_attr = None      # the attribute frameworks keep the handle in
+
+    def __init__(self, ordinal=0, *, engine="auto"):
+        handle = ctypes.c_void_p()
+        diag = new_diag()
+        check(self._fn("open")(ctypes.byref(handle), ordinal,
+                               ctypes.byref(diag)), self.prefix + "_open",
+              diag)
+        self._handle = handle
+        self.last_diag = diag
+        self.port = _VendorPort(self, engine=engine)
+        self._lines = []
+        self._free = []
+        self._busy = {}         # handle -> _Slot
+
+    def _fn(self, name):
+        return getattr(lib, f"{self.prefix}_{name}")
+
+    @property
+    def library(self):
+        return self._fn("library")(self._handle).decode()
+
+    @property
+    def driver_version(self):
+        return self._fn("driver_version")(self._handle)
+
+    def _slot_for(self, handle):
+        slot = self._busy.get(handle)
+        if slot is None:
+            if not self._free:
+                self._grow()
+            slot = self._busy[handle] = self._free.pop()
+        slot.pending += 1
+        return slot
+
+    def _release(self, handle, slot):
+        slot.pending -= 1
+        if slot.pending == 0:
+            del self._busy[handle]
+            self._free.append(slot)
+
+    def _grow(self):
+        line = ctypes.c_void_p()
+        diag = new_diag()
+        check(self._fn("line_alloc")(self._handle, self.port._h,
+                                     ctypes.byref(line), ctypes.byref(diag)),
+              self.prefix + "_line_alloc", diag)
+        self._lines.append(line)
+        self._free.extend(_Slot(line, i)
+                          for i in reversed(range(S.LINE_SLOTS)))
+
+    async def _await(self, call, handle, plan, point):
+        slot = self._slot_for(handle)
+        user_data = self.port.next_user_data()
+        plan_c = as_plan(plan)._c
+
+        def submit():
+            diag = new_diag()
+            check(self._fn(call)(slot.line, slot.index,
+                                 ctypes.c_void_p(handle),
+                                 ctypes.byref(plan_c),
+                                 handle if point is None else point,
+                                 user_data, None, ctypes.byref(diag)),
+                  f"{self.prefix}_{call}", diag)
+        try:
+            return await self.port._reactor.await_submitted(user_data, submit)
+        finally:
+            self._release(handle, slot)
+
+    async def stream_done(self, stream, *, plan=DEFAULT_PLAN, point=None):
+        """Complete when the work enqueued on @stream so far is done; the
+        Record. A failed stream raises GpuarError (errno EIO, .record
+        carrying the vendor's status and name). @point (the estimator's key)
+        defaults to the stream handle."""
+        return await self._await("await", handle_of(stream, self.handle_attr),
+                                 plan, point)
+
+    @property
+    def has_event_await(self):
+        return has(self.prefix + "_await_event")
+
+    async def event_done(self, event, *, plan=DEFAULT_PLAN, point=None):
+        """Complete when @event (a raw event handle) has completed. Only
+        where the library has event awaits (has_event_await)."""
+        if not self.has_event_await:
+            raise NotImplementedError(
+                f"{self.prefix}_await_event: not in this libgpuar")
+        return await self._await("await_event", handle_of(event, "event"),
+                                 plan, point)
+
+    def close(self):
+        """Cancel what is pending, free the lines (each waits, up to a
+        second, for the device to stop touching it), then the port and the
+        backend. Lines go first: they belong to the port."""
+        if not self._handle:
+            return
+        if self.port._handle:
+            for user_data in list(self.port._reactor.awaits):
+                try:
+                    self.port.cancel(user_data)
+                except GpuarError:
+                    pass        # completed first; reaped below
+            while self.port.reap():
+                pass
+        leaked = []
+        for line in self._lines:
+            diag = new_diag()
+            if self._fn("line_free")(line, LINE_FREE_TIMEOUT_NS,
+                                     ctypes.byref(diag)) < 0:
+                leaked.append(diag.message.decode(errors="replace"))
+        self._lines.clear()
+        if leaked:
+            # The backend keeps a line the device may still store into
+            # (a poisoned context, stores that never landed); closing the
+            # port would unmap its page under the device. Keep the port.
+            _LEAKED_PORTS.append(self.port)
+            warnings.warn(f"{self.prefix}: port kept open for lines the "
+                          f"device may still use: {'; '.join(leaked)}",
+                          ResourceWarning, stacklevel=2)
+        else:
+            self.port.close()
+        self._fn("close")(self._handle)
+        self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def module_functions(cls):
+    """stream_done, event_done and close_default for gpuar.cuda and
+    gpuar.hip: awaits on one per-process backend of device 0, opened on
+    first use."""
+    default = []
+
+    def backend():
+        if not default:
+            default.append(cls(0))
+        return default[0]
+
+    async def stream_done(stream, *, plan=DEFAULT_PLAN, point=None):
+        """The work enqueued on @stream so far is done (device 0)."""
+        return await backend().stream_done(stream, plan=plan, point=point)
+
+    async def event_done(event, *, plan=DEFAULT_PLAN, point=None):
+        """@event has completed (where the library has event awaits)."""
+        return await backend().event_done(event, plan=plan, point=point)
+
+    def close_default():
+        """Close the per-process backend (its port, lines and context)."""
+        if default:
+            default.pop().close()
+
+    return stream_done, event_done, close_default

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+"""GpuarError: a failed call, with gpuar's coded error and the errno."""
+import os
+
+from . import _structs as S
+from ._lib import lib
+
+
+class GpuarError(OSError):
+    """A libgpuar call failed.
+
+    .errno is the positive errno the call returned negated; .code is the
+    coded error (gpuar's enum gpuar_code, 0 when the call gave none) and
+    .code_name its registry name ("invalid-plan"). Branch on .code or
+    .errno, never on the message.
+    """
+
+    def __init__(self, err, code=0, message=None, call=None):
+        self.code = code
+        name = lib.gpuar_code_name(code) if code else None
+        self.code_name = name.decode() if name else None
+        text = message or os.strerror(err)
+        if call:
+            text = f"{call}: {text}"
+        super().__init__(err, text)
+
+
+def check(ret, call, diag=None):
+    """Return @ret, or raise GpuarError for a negative return."""
+    if ret >= 0:
+        return ret
+    code, message = 0, None
+    if diag is not None and diag.code:
+        code, message = diag.code, diag.message.decode(errors="replace")
+    raise GpuarError(-ret, code, message, call)
+
+
+def new_diag():
+    return S.Error()
+
+
+__all__ = ["GpuarError", "check", "new_diag"]

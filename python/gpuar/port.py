@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: MIT
+"""Completion ports and their lines."""
+import ctypes
+import errno
+import itertools
+
+from . import _structs as S
+from ._lib import lib
+from ._reactor import Reactor
+from .errors import GpuarError, check, new_diag
+from .plan import as_plan
+from .record import Record
+
+ENGINES = {"auto": 0, "kernel": 1, "user": 2}
+PORT_CLOEXEC = 1 << 0
+PORT_STRICT = 1 << 16
+PORT_WATCHER = 1 << 17
+
+# A plan for awaits that gives the user engine's loop few wake-ups: sleep
+# on the estimator to just before the predicted completion, then check
+# every 200 us. Word waits hit their backstop only when very late, and
+# the binding resubmits them (the word itself cannot fail).
+DEFAULT_PLAN = ("flag:park_us=200,backstop_us=1000000+predict:margin_us=200,"
+                "min_sleep_us=50,max_sleep_us=100000,window=8")
+REAP_BATCH = 64
+
+
+class Line:
+    """Eight u64 words (slots) a producer stores sequence numbers into."""
+
+    def __init__(self, port, handle):
+        self.port = port
+        self._handle = handle
+        self.id = lib.gpuar_line_id(handle)
+        self._base = ctypes.cast(lib.gpuar_line_words(handle),
+                                 ctypes.c_void_p).value
+
+    def word(self, slot):
+        """A ctypes pointer to @slot's word (for the soft producer)."""
+        if not 0 <= slot < S.LINE_SLOTS:
+            raise ValueError(f"slot {slot} not in 0..{S.LINE_SLOTS - 1}")
+        return ctypes.cast(self._base + 8 * slot,
+                           ctypes.POINTER(ctypes.c_uint64))
+
+    def __getitem__(self, slot):
+        return self.word(slot).contents.value
+
+    def __setitem__(self, slot, value):
+        self.word(slot).contents.value = value
+
+    def free(self):
+        if self._handle:
+            check(lib.gpuar_line_free(self.port._handle, self._handle),
+                  "gpuar_line_free")
+            self._handle = None
+
+
+class Port:
+    """A completion port: a pollable fd that yields completion records.
+
+    engine: "auto" (the kernel module when /dev/gpuar opens, else the user
+    engine), "kernel" or "user"; strict refuses instead of falling back.
+    Use it from one asyncio loop at a time (await port.wait(...),
+    async for record in port) or directly (submit/process/reap).
+    """
+
+    def __init__(self, engine="auto", *, strict=False, watcher=False,
+                 max_waits=0, device_path=None):
+        opts = S.PortOptions(engine=ENGINES[engine], max_waits=max_waits,
+                             flags=PORT_CLOEXEC |
+                             (PORT_STRICT if strict else 0) |
+                             (PORT_WATCHER if watcher else 0))
+        if device_path:
+            opts.device_path = device_path.encode()
+        handle = ctypes.c_void_p()
+        diag = new_diag()
+        check(lib.gpuar_port_open(ctypes.byref(handle), ctypes.byref(opts),
+                                  ctypes.byref(diag)), "gpuar_port_open", diag)
+        self._handle = handle
+        self.warning = diag.message.decode() if diag.code else None
+        self.engine = lib.gpuar_engine_name(
+            lib.gpuar_port_engine(handle)).decode()
+        self.fd = lib.gpuar_port_fd(handle)
+        self._ids = itertools.count(1)
+        self._records = (S.Record * REAP_BATCH)()
+        self._reactor = Reactor(self)
+
+    # ------------------------------------------------------------ plain calls
+    def line(self):
+        handle = ctypes.c_void_p()
+        check(lib.gpuar_line_alloc(self._h, ctypes.byref(handle)),
+              "gpuar_line_alloc")
+        return Line(self, handle)
+
+    def next_user_data(self):
+        return next(self._ids)
+
+    def submit(self, line, slot, target, *, plan=DEFAULT_PLAN, point=1,
+               user_data=None, start_ns=0):
+        """Submit one word wait; returns its user_data (a fresh one unless
+        given). The record comes from reap() or `async for` over the port."""
+        wait = S.WordWait(user_data=self.next_user_data()
+                          if user_data is None else user_data,
+                          target=target, point=point, start_ns=start_ns,
+                          line=line.id, slot=slot, plan=as_plan(plan)._c)
+        self._submit(wait)
+        return wait.user_data
+
+    def _submit(self, wait):
+        check(lib.gpuar_submit_word_waits(self._h, ctypes.byref(wait), 1,
+                                          None), "gpuar_submit_word_waits")
+
+    def submit_fence(self, fd, *, user_data=None):
+        """Wait for a sync_file fd to signal (the port takes its own
+        reference); returns the user_data."""
+        wait = S.FenceWait(user_data=self.next_user_data()
+                           if user_data is None else user_data, fd=fd)
+        check(lib.gpuar_submit_fence_waits(self._h, ctypes.byref(wait), 1,
+                                           None), "gpuar_submit_fence_waits")
+        return wait.user_data
+
+    def cancel(self, user_data):
+        """Cancel the pending waits carrying @user_data; returns how many.
+        GpuarError EALREADY: it completed first (its record is queued);
+        ENOENT: none pending."""
+        return check(lib.gpuar_cancel(self._h, user_data), "gpuar_cancel")
+
+    def process(self):
+        """Run the user engine's due checks; returns the records queued."""
+        return check(lib.gpuar_port_process(self._h), "gpuar_port_process")
+
+    def reap(self, max_records=REAP_BATCH):
+        """The records ready now (never blocks); [] when none."""
+        ret = self._reap_into(min(max_records, REAP_BATCH))
+        if ret == -errno.EAGAIN:
+            return []
+        check(ret, "gpuar_reap")
+        return [Record.from_c(self._records[i]) for i in range(ret)]
+
+    def _reap_into(self, count):
+        return lib.gpuar_reap(self._h, self._records, count, 0)
+
+    def stats(self):
+        st = S.PortStats(size=ctypes.sizeof(S.PortStats))
+        check(lib.gpuar_port_stats(self._h, ctypes.byref(st)),
+              "gpuar_port_stats")
+        return S.stats_fields(st)
+
+    def point_stats(self, point):
+        st = S.PointStats(size=ctypes.sizeof(S.PointStats), point=point)
+        check(lib.gpuar_point_stats(self._h, ctypes.byref(st)),
+              "gpuar_point_stats")
+        out = S.stats_fields(st)
+        out["has_prediction"] = bool(st.flags & 1)
+        return out
+
+    def close(self):
+        """Cancel every pending wait (awaiting tasks get CancelledError) and
+        close the fd."""
+        if self._handle:
+            self._reactor.close()
+            lib.gpuar_port_close(self._handle)
+            self._handle = None
+
+    @property
+    def _h(self):
+        if not self._handle:
+            raise GpuarError(errno.EBADF, call="port closed")
+        return self._handle
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.gpuar_port_close(self._handle)
+
+    # ---------------------------------------------------------------- asyncio
+    async def wait(self, line, slot, target, *, plan=DEFAULT_PLAN, point=1):
+        """Wait until @slot of @line reaches @target (wrapping order); returns
+        the Record. Cancelling the awaiting task cancels the wait. A wait
+        that outlives its plan's backstop is resubmitted with its original
+        start (a word cannot fail: bound the wait with asyncio.wait_for)."""
+        wait = S.WordWait(user_data=self.next_user_data(), target=target,
+                          point=point, line=line.id, slot=slot,
+                          plan=as_plan(plan)._c)
+        return await self._reactor.await_submitted(
+            wait.user_data, lambda: self._submit(wait),
+            resubmit=lambda start_ns: self._resubmit(wait, start_ns))
+
+    def _resubmit(self, wait, start_ns):
+        wait.start_ns = start_ns
+        self._submit(wait)
+
+    def __aiter__(self):
+        return self._reactor.records()

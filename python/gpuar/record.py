@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+"""Completion records, as Python values."""
+from dataclasses import dataclass
+from typing import Optional
+
+from ._lib import lib
+
+# enum gpuar_outcome (<linux/gpuar.h>)
+IMMEDIATE, EXACT, LATE, FENCE, TIMEOUT, CANCELLED = range(1, 7)
+# enum gpuar_source
+SOURCE_WORD, SOURCE_FENCE = 1, 2
+
+
+@dataclass(frozen=True)
+class Record:
+    """One completion (struct gpuar_record), plus the vendor's status when a
+    CUDA/HIP backend resolved it (vendor_status 0 otherwise)."""
+    user_data: int
+    start_ns: int
+    complete_ns: int
+    slept_ns: int
+    point: int
+    value: int
+    status: int
+    checks: int
+    source: int
+    outcome: int
+    vendor_status: int = 0
+    vendor_name: Optional[str] = None
+
+    @classmethod
+    def from_c(cls, rec, vendor_status=0, vendor_name=None):
+        return cls(rec.user_data, rec.start_ns, rec.complete_ns, rec.slept_ns,
+                   rec.point, rec.value, rec.status, rec.checks, rec.source,
+                   rec.outcome, vendor_status,
+                   vendor_name.decode() if vendor_name else None)
+
+    @property
+    def outcome_name(self):
+        return lib.gpuar_outcome_name(self.outcome).decode()
+
+    @property
+    def latency_ns(self):
+        """From the wait's start to the check that saw it complete."""
+        return self.complete_ns - self.start_ns

@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: MIT
+"""The port on an asyncio loop: awaits, `async for`, cancellation, many
+awaits at once, a loop that never blocks, Ctrl-C."""
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import gpuar
+from conftest import ENGINE, TESTS
+
+FAST = "flag:park_us=200,backstop_us=1000000"
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+@pytest.mark.parametrize("watcher", [False, True],
+                         ids=["process-on-readable", "watcher-thread"])
+def test_await_a_wait(producer, watcher):
+    async def main(port):
+        line = port.line()
+        producer.store_after(line, 0, 1, 5_000_000)
+        return await port.wait(line, 0, 1, plan=FAST), line
+
+    with gpuar.Port(ENGINE, strict=True, watcher=watcher) as port:
+        rec, line = run(main(port))
+        assert rec.status == 0 and rec.value == 1
+        assert rec.complete_ns >= producer.stored_at(line, 0, 1)
+        assert port.stats()["pending"] == 0
+        producer.close()    # before the port: its store went to the line
+
+
+def test_async_for_yields_submitted_waits_in_completion_order(port, producer):
+    async def main():
+        line = port.line()
+        ids = [port.submit(line, slot, 1, plan=FAST) for slot in range(4)]
+        # Slot 3 finishes first. Each store waits for the previous record:
+        # stores close together can land before one check that sees them
+        # all, and records are queued in the order a check finds them.
+        producer.store_after(line, 3, 1, 3_000_000)
+        got = []
+        async for rec in port:
+            got.append(rec.user_data)
+            if len(got) == 4:
+                break
+            assert port.stats()["pending"] == 4 - len(got)
+            producer.store_after(line, 3 - len(got), 1, 3_000_000)
+        return ids, got
+
+    ids, got = run(main())
+    assert got == ids[::-1]
+
+
+def test_cancelling_the_task_cancels_the_wait(port, producer):
+    async def main():
+        line = port.line()
+        task = asyncio.create_task(port.wait(line, 0, 1, plan=FAST))
+        await asyncio.sleep(0.01)
+        assert port.stats()["pending"] == 1
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the CANCELLED record is reaped and dropped, the port still works
+        producer.store_after(line, 1, 1, 1_000_000)
+        rec = await port.wait(line, 1, 1, plan=FAST)
+        return rec
+
+    rec = run(main())
+    assert rec.status == 0
+    stats = port.stats()
+    assert stats["pending"] == 0 and stats["queued"] == 0
+    assert stats["outcomes"][gpuar.CANCELLED] == 1
+
+
+def test_a_timeout_around_the_await_cancels_the_wait(port):
+    async def main():
+        line = port.line()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(port.wait(line, 0, 1, plan=FAST), 0.02)
+        await asyncio.sleep(0.01)
+
+    run(main())
+    assert port.stats()["pending"] == 0
+
+
+def test_a_thousand_awaits_in_one_loop(port, producer):
+    count = 1000
+
+    async def main():
+        line = port.line()
+        base = gpuar.now_ns() + 20_000_000
+        # 1000 awaits on one word, each completing at its own value
+        for value in range(1, count + 1):
+            producer.store_at(line, value % 8, value // 8 + 1,
+                              base + value * 20_000)
+        return await asyncio.gather(*(
+            port.wait(line, value % 8, value // 8 + 1, plan=FAST)
+            for value in range(1, count + 1)))
+
+    records = run(main())
+    assert len(records) == count
+    assert all(r.status == 0 for r in records)
+    assert len({r.user_data for r in records}) == count
+    assert port.stats()["pending"] == 0
+
+
+def test_a_wait_past_its_backstop_is_resubmitted_not_failed(port, producer):
+    stored_after = 0
+
+    async def main():
+        nonlocal stored_after
+        line = port.line()
+        stored_after = time.monotonic_ns() + 30_000_000
+        producer.store_after(line, 0, 1, 30_000_000)
+        return await port.wait(line, 0, 1,
+                               plan="flag:park_us=1000,backstop_us=5000")
+
+    rec = run(main())
+    # The wait began after the store was scheduled: time it from there.
+    assert rec.status == 0 and rec.complete_ns >= stored_after
+    assert port.stats()["outcomes"][gpuar.TIMEOUT] >= 1
+
+
+def test_the_loop_keeps_running_while_a_wait_is_pending(port, producer):
+    async def main():
+        line = port.line()
+        producer.store_after(line, 0, 1, 200_000_000)
+        gaps, done = [], asyncio.Event()
+
+        async def ticker():
+            last = time.monotonic()
+            while not done.is_set():
+                await asyncio.sleep(0.002)
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
+
+        tick = asyncio.create_task(ticker())
+        await port.wait(line, 0, 1, plan=FAST)
+        done.set()
+        await tick
+        return gaps
+
+    gaps = run(main())
+    assert len(gaps) > 20
+    assert max(gaps) < 0.1
+
+
+def test_closing_the_port_ends_awaiting_tasks(port):
+    async def main():
+        line = port.line()
+        task = asyncio.create_task(port.wait(line, 0, 1, plan=FAST))
+        await asyncio.sleep(0.01)
+        port.close()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(main())
+
+
+def test_one_port_serves_successive_loops(port, producer):
+    line = port.line()
+    for value in (1, 2):
+        producer.store_after(line, 0, value, 1_000_000)
+        assert run(port.wait(line, 0, value, plan=FAST)).value == value
+
+
+@pytest.mark.skipif(ENGINE == "kernel", reason="the child opens its own port")
+def test_ctrl_c_interrupts_a_loop_awaiting_a_wait():
+    script = textwrap.dedent("""
+        import asyncio, sys, gpuar
+        async def main():
+            with gpuar.Port("user") as port:
+                line = port.line()
+                print("waiting", flush=True)
+                await port.wait(line, 0, 1)
+        try:
+            asyncio.run(main())
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+    """)
+    env = dict(os.environ, PYTHONPATH=str(TESTS.parent))
+    child = subprocess.Popen([sys.executable, "-c", script], env=env,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "waiting"
+    time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=10)
+    assert child.returncode == 3 and "interrupted" in out

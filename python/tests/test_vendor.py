@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: MIT
+"""CUDA and HIP awaits against the vendor test doubles (selftests/doubles):
+a stream's work ends, a stream fails, the task is cancelled, more streams
+than a line has slots; event awaits where the library has them."""
+import asyncio
+import ctypes
+import errno
+import time
+import os
+
+import pytest
+
+import gpuar
+import gpuar.cuda
+import gpuar.hip
+from conftest import DOUBLES, ENGINE
+
+PLAN = "flag:park_us=200,backstop_us=1000000"
+vp = ctypes.c_void_p
+
+
+class Double:
+    """A vendor test double, loaded into this process (the backend's
+    dlopen of the same path gets the same library): its streams, and its
+    controls gpuar_fake_<name>_work/_fault/_reset."""
+    name = env = path = None
+    launch_failed = 719         # CUDA_ERROR_LAUNCH_FAILED, hipErrorLaunchFailure
+    event_create = None         # the double's event constructor
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.fake = {op: getattr(lib, f"gpuar_fake_{self.name}_{op}")
+                     for op in ("work", "fault", "reset")}
+        self.fake["work"].argtypes = [vp, ctypes.c_uint64]
+        self.fake["fault"].argtypes = [vp, ctypes.c_uint]
+
+    def work(self, stream, ns):
+        assert self.fake["work"](stream, ns) == 0
+
+    def fault(self, stream):
+        assert self.fake["fault"](stream, self.launch_failed) == 0
+
+    def reset(self):
+        self.fake["reset"]()
+
+    @property
+    def has_events(self):
+        return hasattr(self.lib, self.event_create)
+
+
+class CudaDouble(Double):
+    name, env, path = "cuda", "GPUAR_CUDA_LIBRARY", "cuda/libcuda.so.1"
+    event_create = "cuEventCreate"
+
+    def __init__(self, lib):
+        super().__init__(lib)
+        for fn in ("cuStreamCreate", "cuEventCreate"):
+            getattr(lib, fn).argtypes = [ctypes.POINTER(vp), ctypes.c_uint]
+        lib.cuEventRecord.argtypes = [vp, vp]
+        lib.cuCtxPushCurrent_v2.argtypes = [vp]
+
+    def backend(self):
+        return gpuar.cuda.Cuda(0, engine=ENGINE)
+
+    def _in_context(self, fn):
+        ctx, popped = vp(), vp()
+        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+        assert self.lib.cuCtxPushCurrent_v2(ctx) == 0
+        try:
+            return fn()
+        finally:
+            self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
+            self.lib.cuDevicePrimaryCtxRelease_v2(0)
+
+    def stream(self):
+        s = vp()
+        assert self._in_context(
+            lambda: self.lib.cuStreamCreate(ctypes.byref(s), 1)) == 0
+        return s.value
+
+    def recorded_event(self, stream):
+        e = vp()
+
+        def make():
+            assert self.lib.cuEventCreate(ctypes.byref(e), 0) == 0
+            return self.lib.cuEventRecord(e, stream)
+        assert self._in_context(make) == 0
+        return e.value
+
+
+class HipDouble(Double):
+    name, env, path = "hip", "GPUAR_HIP_LIBRARY", "hip/libamdhip64.so.6"
+    event_create = "hipEventCreateWithFlags"
+
+    def __init__(self, lib):
+        super().__init__(lib)
+        lib.hipStreamCreateWithFlags.argtypes = [ctypes.POINTER(vp),
+                                                 ctypes.c_uint]
+        if self.has_events:
+            lib.hipEventCreateWithFlags.argtypes = [ctypes.POINTER(vp),
+                                                    ctypes.c_uint]
+            lib.hipEventRecord.argtypes = [vp, vp]
+
+    def recorded_event(self, stream):
+        e = vp()
+        assert self.lib.hipEventCreateWithFlags(ctypes.byref(e), 0) == 0
+        assert self.lib.hipEventRecord(e, stream) == 0
+        return e.value
+
+    def backend(self):
+        return gpuar.hip.Hip(0, engine=ENGINE)
+
+    def stream(self):
+        s = vp()
+        assert self.lib.hipStreamCreateWithFlags(ctypes.byref(s), 1) == 0
+        return s.value
+
+
+@pytest.fixture(params=[CudaDouble, HipDouble], ids=["cuda", "hip"])
+def double(request, monkeypatch):
+    cls = request.param
+    path = os.environ.get(cls.env) or str(DOUBLES / cls.path)
+    monkeypatch.setenv(cls.env, path)
+    d = cls(ctypes.CDLL(path))
+    d.reset()
+    yield d
+    d.reset()
+
+
+@pytest.fixture
+def backend(double):
+    b = double.backend()
+    yield b
+    b.close()
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+def test_await_a_stream(double, backend):
+    s = double.stream()
+    work_ends = time.monotonic_ns() + 5_000_000
+    double.work(s, 5_000_000)
+    rec = run(backend.stream_done(s, plan=PLAN))
+    assert rec.status == 0 and rec.vendor_status == 0
+    # Timed from the work's start: the await itself begins later.
+    assert rec.complete_ns >= work_ends
+    assert backend.library.endswith(double.path.split("/")[1])
+
+
+def test_a_failed_stream_raises_with_the_vendor_status(double, backend):
+    s = double.stream()
+    double.work(s, 20_000_000)
+    double.fault(s)
+    with pytest.raises(gpuar.GpuarError) as info:
+        run(backend.stream_done(
+            s, plan="flag:park_us=200,backstop_us=2000"))
+    assert info.value.errno == errno.EIO
+    assert info.value.record.vendor_status == double.launch_failed
+
+
+def test_stream_zero_is_refused_with_the_backend_code(backend):
+    with pytest.raises(gpuar.GpuarError) as info:
+        run(backend.stream_done(0))
+    assert info.value.code == gpuar.E_BACKEND
+
+
+def test_cancelling_a_stream_await(double, backend):
+    s = double.stream()
+    double.work(s, 50_000_000)
+
+    async def main():
+        task = asyncio.create_task(backend.stream_done(s, plan=PLAN))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the slot is free again, the stream can be awaited once more
+        return await backend.stream_done(s, plan=PLAN)
+
+    assert run(main()).status == 0
+    assert backend.port.stats()["outcomes"][gpuar.CANCELLED] == 1
+
+
+def test_more_streams_than_a_line_has_slots(double, backend):
+    streams = [double.stream() for _ in range(20)]
+    for i, s in enumerate(streams):
+        double.work(s, (20 - i) * 500_000)
+
+    async def main():
+        return await asyncio.gather(*(backend.stream_done(s, plan=PLAN)
+                                      for s in streams))
+
+    records = run(main())
+    assert [r.status for r in records] == [0] * 20
+    assert backend.port.stats()["lines"] == 3
+
+
+def test_module_level_stream_done_uses_device_zero(double):
+    module = gpuar.cuda if double.name == "cuda" else gpuar.hip
+    s = double.stream()
+    double.work(s, 1_000_000)
+    try:
+        assert run(module.stream_done(s, plan=PLAN)).status == 0
+    finally:
+        module.close_default()
+
+
+def test_event_await_where_the_library_has_it(double, backend):
+    if not backend.has_event_await:
+        with pytest.raises(NotImplementedError):
+            run(backend.event_done(1))
+        pytest.skip(f"{backend.prefix}_await_event: not in this libgpuar")
+    if not double.has_events:
+        pytest.skip(f"the {double.name} double has no events")
+    s = double.stream()
+    work_ends = time.monotonic_ns() + 5_000_000
+    double.work(s, 5_000_000)
+    event = double.recorded_event(s)
+    rec = run(backend.event_done(event, plan=PLAN))
+    assert rec.status == 0 and rec.complete_ns >= work_ends

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#include "bench_counts.h"
+
+#include <errno.h>
+#include <sys/resource.h>
+
+int bench_counts_thread(struct bench_counts *c)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -errno;
+	c->voluntary = (uint64_t)ru.ru_nvcsw;
+	c->involuntary = (uint64_t)ru.ru_nivcsw;
+	return 0;
+}
+
+static double per(uint64_t from, uint64_t to, uint64_t waits)
+{
+	return to > from ? (double)(to - from) / (double)waits : 0.0;
+}
+
+struct bench_counts_per_wait bench_counts_per_wait(const struct bench_counts *a,
+						   const struct bench_counts *b,
+						   uint64_t waits)
+{
+	struct bench_counts_per_wait r = { .timer_fires = -1.0 };
+
+	if (!waits)
+		return r;
+	if (a->has_timer && b->has_timer)
+		r.timer_fires = per(a->timer_fires, b->timer_fires, waits);
+	r.ctx_switches = per(a->voluntary + a->involuntary,
+			     b->voluntary + b->involuntary, waits);
+	r.wakeups = per(a->voluntary + a->helper_wakeups,
+			b->voluntary + b->helper_wakeups, waits);
+	return r;
+}
