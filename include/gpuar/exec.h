@@ -178,7 +178,7 @@ struct gpuar_interrupt;	/* <gpuar/gpuar.h> */
  * sleeps and, on the io-uring kind, its parks wait on the interrupt's fd
  * too; other parks are bounded by park_bound_ns; a clock of the caller's
  * is looked at every 10 ms). Keep @intr
- * alive while set. Added in GPUAR_1.1.
+ * alive while set.
  */
 void gpuar_exec_set_interrupt(struct gpuar_exec *exec,
 			      const struct gpuar_interrupt *intr);

@@ -468,8 +468,8 @@ int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
  * safe), and every wait given it returns -EINTR at once while it is set,
  * or as soon as it is set while waiting, until gpuar_interrupt_reset().
  * Its fd (gpuar_interrupt_fd(), close-on-exec, owned by the interrupt) is
- * readable while it is set, for the caller's own event loop. Added in
- * GPUAR_1.1. new: 0 or -ENOMEM, eventfd's errno; trigger: 0, -EINVAL.
+ * readable while it is set, for the caller's own event loop.
+ * new: 0 or -ENOMEM, eventfd's errno; trigger: 0, -EINVAL.
  * All thread-safe.
  */
 struct gpuar_interrupt;
@@ -486,7 +486,7 @@ int gpuar_interrupt_fd(const struct gpuar_interrupt *intr);
  * on entry or while it waits (both engines: the wait polls the
  * interrupt's fd beside the port's). A user-engine reaper's hardware
  * park and busy-read spin are short (a check interval, busy_read_us) and
- * the interrupt is seen between them. Added in GPUAR_1.1.
+ * the interrupt is seen between them.
  */
 int gpuar_reap_interruptible(struct gpuar_port *port,
 			     struct gpuar_record *records, uint32_t max,

@@ -94,7 +94,7 @@ struct gpuar_interrupt;	/* <gpuar/gpuar.h> */
  * looked at before every sleep and park, and an estimator sleep on the
  * monotonic clock waits on the interrupt's fd too (a park lasts one
  * check interval; a block plan's vendor wait cannot be interrupted).
- * Keep @intr alive while set. Thread-safe. Added in GPUAR_1.1.
+ * Keep @intr alive while set. Thread-safe.
  */
 void gpuar_waiter_set_interrupt(struct gpuar_waiter *waiter,
 				const struct gpuar_interrupt *intr);
