@@ -700,6 +700,74 @@ START_TEST(free_line_times_out_and_leaks)
 }
 END_TEST
 
+/*
+ * A line the port holds busy for a moment (a wait on it that the port's
+ * watcher ends 20 ms later) is freed once it is idle, within the free's
+ * timeout, not leaked at the first -EBUSY.
+ */
+START_TEST(free_line_waits_out_a_busy_moment)
+{
+	struct gpuar_port_options o = {
+		.engine = GPUAR_ENGINE_USER, .flags = GPUAR_PORT_WATCHER,
+	};
+	struct gpuar_soft_producer *prod;
+	struct gpuar_vendor_line *l;
+	struct gpuar_word_wait w = { .user_data = 3, .target = 1, .point = 9 };
+	struct gpuar_port *p;
+
+	ck_assert_int_eq(gpuar_port_open(&p, &o, NULL), 0);
+	ck_assert_int_eq(V->line_alloc(vb, p, &l, &vdiag), 0);
+	ck_assert_int_eq(gpuar_plan_from_text("flag:park_us=1000,backstop_us=1000000",
+					      &w.plan, NULL), 0);
+	w.line = gpuar_line_id(gpuar_vendor_line_gpuar(l));
+	w.slot = 5;
+	ck_assert_int_eq(gpuar_submit_word_waits(p, &w, 1, NULL), 1);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &gpuar_vendor_line_words(l)[5],
+						1, 20 * MS), 0);
+	ck_assert_msg(V->line_free(l, 1000 * MS, &vdiag) == 0, "%s", vdiag.message);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/* A refused argument sets the code: no stale one from an earlier call. */
+START_TEST(refused_arguments_set_the_code)
+{
+	struct gpuar_vendor_completion c;
+	struct gpuar_error d;
+
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->record(NULL, 0, NULL, NULL, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->wait_word(NULL, 0, NULL, 1, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->reap(NULL, vport, &c, 1, 0, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* UINT64_MAX is "no deadline": the free waits for the late store. */
+START_TEST(free_line_without_deadline_waits)
+{
+	struct gpuar_soft_producer *prod;
+	void *s = V->stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &w[6], 1, 30 * MS), 0);
+	ck_assert_msg(V->line_free(vline, UINT64_MAX, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	gpuar_soft_producer_free(prod);
+	V->stream_free(s);
+}
+END_TEST
+
 START_TEST(reverse_direction_cpu_store_releases_stream)
 {
 	void *s = V->stream_new(0);
@@ -1159,6 +1227,9 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, free_line_waits_for_pending_work);
 	tcase_add_test(tc, free_line_refused_while_awaits_unreaped);
 	tcase_add_test(tc, free_line_times_out_and_leaks);
+	tcase_add_test(tc, free_line_without_deadline_waits);
+	tcase_add_test(tc, refused_arguments_set_the_code);
+	tcase_add_test(tc, free_line_waits_out_a_busy_moment);
 	tcase_add_test(tc, reverse_direction_cpu_store_releases_stream);
 	tcase_add_test(tc, free_line_after_its_streams);
 	tcase_add_test(tc, reverse_waits_bounded_by_fences);

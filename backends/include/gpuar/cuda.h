@@ -97,7 +97,8 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
 
 /*
  * Free a line once the device can no longer touch it: waits up to
- * @timeout_ns for every store recorded into it to land and every reverse
+ * @timeout_ns (UINT64_MAX: forever) for every store recorded into it to
+ * land and every reverse
  * wait on it to end (both seen in the line's own page, never by asking a
  * stream: the streams may already be destroyed), then unregisters the
  * page, releases the context and frees the gpuar line. Errors: -EBUSY
