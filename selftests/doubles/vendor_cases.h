@@ -1104,17 +1104,53 @@ START_TEST(await_event_completes_when_the_event_does)
 }
 END_TEST
 
-/* The event's stream fails: an error record with the vendor's code. */
+/*
+ * The event may be destroyed once the await is made, its record still
+ * pending: the drivers release an event only when the work on it is done
+ * ("the call does not block on completion of the event").
+ */
+START_TEST(await_event_outlives_the_destroyed_event)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	void *s = V->stream_new(0), *e = V->event_new();
+	struct gpuar_vendor_completion c;
+	uint64_t target = 0;
+
+	/* held until the event is gone: its record cannot have fired */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	V->event_record(e, s);
+	ck_assert_msg(V->await_event(vline, 4, e, &plan, 3, 80, &target,
+				     &vdiag) == 0, "%s", vdiag.message);
+	V->event_free(e);
+	ck_assert(!vt_word_reached(vline, 4, target));
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1,
+			 __ATOMIC_RELEASE);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 80);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(vt_word_reached(vline, 4, target));
+	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * The event's stream fails: an error record with the vendor's code. The
+ * stream is held on a word until the record and the await are enqueued,
+ * so the fault comes after both however slowly this thread runs.
+ */
 START_TEST(await_event_of_a_failed_stream_is_an_error_record)
 {
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
 	void *s = V->stream_new(0), *e = V->event_new();
 	struct gpuar_vendor_completion c;
 
-	V->work(s, 10 * MS);
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->fault(s);
 	V->event_record(e, s);
-	ck_assert_int_eq(V->await_event(vline, 4, e, &plan, 3, 70, NULL, &vdiag), 0);
+	ck_assert_msg(V->await_event(vline, 4, e, &plan, 3, 70, NULL,
+				     &vdiag) == 0, "%s", vdiag.message);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1,
+			 __ATOMIC_RELEASE);
 	c = vt_reap_one(vb);
 	ck_assert_uint_eq(c.record.user_data, 70);
 	ck_assert_int_eq(c.record.status, -EIO);
@@ -1241,6 +1277,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, two_devices_on_one_port_reaped_through_either);
 	tcase_add_test(tc, raw_records_resolved_by_the_caller);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
+	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);
 	suite_add_tcase(suite, tc);
 }
