@@ -3,13 +3,13 @@
  * The single-threaded reactor and FILL executor (see <gpuar/exec.h>), and
  * the naive executor that runs the same tasks with every wait inline.
  */
+#include "defaults.h"
 #include "exec_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_PARK_BOUND_NS 100000ULL
 
 struct gpuar_task {
 	struct gpuar_exec *exec;
@@ -57,7 +57,7 @@ GPUAR_EXPORT int gpuar_exec_new(struct gpuar_exec **out,
 	ex->kind = o.kind;
 	ex->intr_fd = -1;
 	ex->park_bound_ns = o.park_bound_ns ? o.park_bound_ns :
-			    DEFAULT_PARK_BOUND_NS;
+			    GPUAR_EXEC_DEFAULT_PARK_BOUND_NS;
 	ex->clock = o.clock ? o.clock : gpuar_clock_monotonic();
 	if (ex->kind == GPUAR_EXEC_IO_URING && !o.clock) {
 		ret = gpuar_uring_clock_init(ex);

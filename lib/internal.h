@@ -121,6 +121,12 @@ unsigned long gpuar_fork_generation(void);
 bool gpuar_forked_since(unsigned long generation);
 int gpuar_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
+/*
+ * IORING_OP_READ_MULTISHOT's number, the kernel's enum io_uring_op value
+ * (Linux 6.7), which liburing 2.3 does not define.
+ */
+#define GPUAR_IORING_OP_READ_MULTISHOT 49
+
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);
 

@@ -32,9 +32,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The kernel's enum io_uring_op value (Linux 6.7), absent from liburing 2.3. */
-#define OP_READ_MULTISHOT 49
-
 #define TAG_READ 1
 #define TAG_CANCEL 2
 #define TAG_MULTISHOT 3
@@ -93,7 +90,7 @@ static bool kernel_has_multishot_read(struct io_uring *ring)
 
 	if (!probe)
 		return false;
-	ok = io_uring_opcode_supported(probe, OP_READ_MULTISHOT);
+	ok = io_uring_opcode_supported(probe, GPUAR_IORING_OP_READ_MULTISHOT);
 	io_uring_free_probe(probe);
 	return ok;
 }
@@ -434,7 +431,7 @@ static bool ms_arm(struct gpuar_uring_host *h, int fd)
 	sqe = io_uring_get_sqe(&h->ring);
 	if (!sqe)
 		return false;
-	io_uring_prep_rw(OP_READ_MULTISHOT, sqe, fd, NULL, 0, 0);
+	io_uring_prep_rw(GPUAR_IORING_OP_READ_MULTISHOT, sqe, fd, NULL, 0, 0);
 	sqe->flags |= IOSQE_BUFFER_SELECT;
 	sqe->buf_group = MS_BGID;
 	io_uring_sqe_set_data64(sqe, TAG_MULTISHOT);
