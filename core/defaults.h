@@ -146,4 +146,10 @@
 #define GPUAR_WAITER_DEFAULT_MAX_POINTS 1024
 #define GPUAR_WAITER_MAX_POINTS_MAX (1U << 24)
 
+/*
+ * The executor parks on a wait's completion source for at most this long
+ * at a time when its options give no park bound, then looks again.
+ */
+#define GPUAR_EXEC_DEFAULT_PARK_BOUND_NS 100000ULL
+
 #endif /* GPUAR_CORE_DEFAULTS_H */

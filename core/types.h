@@ -41,4 +41,13 @@ typedef _Bool bool;
 #define GPUAR_U64_MAX (~(u64)0)
 #define GPUAR_NSEC_PER_USEC 1000ULL
 
+/*
+ * @a + @b, saturating at GPUAR_U64_MAX: a time plus an interval that would
+ * wrap is "never", not a time long past.
+ */
+static inline u64 gpuar_add_sat(u64 a, u64 b)
+{
+	return a + b < a ? GPUAR_U64_MAX : a + b;
+}
+
 #endif /* GPUAR_CORE_TYPES_H */

@@ -42,7 +42,8 @@ static void park_next(struct gpuar_word_state *ws, u64 now)
 	if (ws->phase != GPUAR_WORD_PARK)
 		ws->park_from_ns = now;
 	ws->phase = GPUAR_WORD_PARK;
-	ws->next_ns = min_u64(now + ws->interval_ns, ws->backstop_at_ns);
+	ws->next_ns = min_u64(gpuar_add_sat(now, ws->interval_ns),
+			      ws->backstop_at_ns);
 }
 
 static void finish(struct gpuar_word_state *ws, u8 outcome, u64 now)
@@ -73,7 +74,8 @@ bool gpuar_word_begin(struct gpuar_word_state *ws,
 	ws->interval_ns = gpuar_word_interval_ns(plan, cfg);
 	ws->backstop_at_ns = GPUAR_U64_MAX;
 	if (cfg->backstop_timeout)
-		ws->backstop_at_ns = now + gpuar_word_backstop_ns(plan, cfg);
+		ws->backstop_at_ns = gpuar_add_sat(now,
+						   gpuar_word_backstop_ns(plan, cfg));
 	if (done) {
 		if (resubmit) {
 			if (est)
@@ -87,10 +89,11 @@ bool gpuar_word_begin(struct gpuar_word_state *ws,
 	if (est)
 		sleep = gpuar_est_sleep_ns(est, plan);
 	/* A resubmission keeps its start: a sleep already over is skipped. */
-	if (sleep && start_ns + sleep > now) {
+	if (sleep && gpuar_add_sat(start_ns, sleep) > now) {
 		ws->phase = GPUAR_WORD_SLEEP;
 		ws->sleep_ns = sleep;
-		ws->next_ns = min_u64(start_ns + sleep, ws->backstop_at_ns);
+		ws->next_ns = min_u64(gpuar_add_sat(start_ns, sleep),
+				      ws->backstop_at_ns);
 		return false;
 	}
 	park_next(ws, now);

@@ -15,8 +15,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-/* IORING_OP_READ_MULTISHOT's number (Linux 6.7); liburing 2.3 lacks it. */
-#define GPUAR_IORING_OP_READ_MULTISHOT 49
 
 static struct gpuar_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;

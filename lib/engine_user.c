@@ -27,21 +27,14 @@ static void word_end(struct uport *u, struct uwait *w, u64 value)
 		w->pt->outcomes[rec.outcome]++;
 	w->line->pending--;
 	uport_enqueue(u, &rec);
-	w->kind = UW_ENDED;
-}
-
-void uport_compact(struct uport *u)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < u->npend; i++)
-		if (u->pend[i].kind != UW_ENDED)
-			u->pend[n++] = u->pend[i];
-	u->npend = n;
+	uport_wait_release(u, w);
 }
 
 /*
- * Run the engine: check every fence wait and every word wait that is due.
+ * Run the engine: end the fence waits whose fence signalled (those the
+ * epoll set reports ready) and check the word waits that are due, the
+ * earliest due first (UH_DUE), so the cost is theirs, not every pending
+ * wait's.
  * @woken: the caller may have been woken by the timer (a latency sample,
  * uport_drain_timer). @lazy_arm: arm the timer lazily (uport_arm_timer)
  * and leave an expiry for the next run to drain. The caller syncs the
@@ -50,31 +43,19 @@ void uport_compact(struct uport *u)
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
 {
 	u64 now = gpuar_now_ns();
-	bool removed = false;
-	u32 i;
+	struct uwait *w;
 
 	if (!lazy_arm)
 		uport_drain_timer(u, now, woken);
 	else if (u->armed_ns && now >= u->armed_ns)
 		u->expiry_left = true;
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (w->kind == UW_FENCE) {
-			uport_fence_check(u, w, now);
-			removed |= w->kind == UW_ENDED;
-			continue;
-		}
-		/* A claimed wait whose word moved is checked at once. */
-		if (w->lease_end_ns > now && gpuar_word_load(w->word) != w->seen) {
-			w->reader_due = true;
-			w->ws.next_ns = now;
-		}
-		if (w->ws.next_ns <= now)
-			removed |= uport_word_check(u, w, now);
-	}
-	if (removed)
-		uport_compact(u);
+	if (u->nfences)
+		uport_fence_harvest(u, now);
+	if (u->imminent)
+		uport_claims_moved(u, now);
+	/* A check moves a wait past now (or ends it), so this ends. */
+	while ((w = uheap_top(&u->heap[UH_DUE], u)) && w->ws.next_ns <= now)
+		uport_word_check(u, w, now);
 	uport_arm_timer(u, lazy_arm);
 }
 
@@ -89,8 +70,11 @@ bool uport_word_check(struct uport *u, struct uwait *w, u64 now)
 		u->st.busy_read_checks++;
 		w->reader_due = false;
 	}
-	if (!gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now, done))
+	if (!gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
+				done)) {
+		uport_wait_reindex(u, w);
 		return false;
+	}
 	word_end(u, w, seen);
 	return true;
 }
@@ -136,10 +120,9 @@ static int validate_word(const struct uport *u,
 static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 			u64 now)
 {
-	struct uwait *w = &u->pend[u->npend];
+	struct uwait *w = uport_wait_alloc(u);
 	u64 seen;
 
-	memset(w, 0, sizeof(*w));
 	w->kind = UW_WORD;
 	w->user_data = in->user_data;
 	w->point = in->point;
@@ -148,7 +131,6 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	w->word = &w->line->words[in->slot];
 	w->target = in->target;
 	w->pt = gpuar_word_point(&u->tab, in->point, &in->plan);
-	w->fd = -1;
 	w->line->pending++;
 	seen = gpuar_word_load(w->word);
 	w->seen = seen;
@@ -161,7 +143,7 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	}
 	if (w->ws.phase == GPUAR_WORD_SLEEP)
 		u->st.sleeps++;
-	u->npend++;
+	uport_wait_reindex(u, w);
 }
 
 static int u_submit_word(struct gpuar_port *port,
@@ -229,10 +211,11 @@ static int u_cancel(struct gpuar_port *port, u64 user_data)
 	u32 i;
 
 	pthread_mutex_lock(&u->lock);
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
+	/* Over the whole slab: a cancel is rare, a run is not. */
+	for (i = 0; i < u->max_waits && u->npend; i++) {
+		struct uwait *w = &u->slab[i];
 
-		if (w->user_data != user_data)
+		if (w->kind == UW_FREE || w->user_data != user_data)
 			continue;
 		n++;
 		if (w->kind == UW_FENCE)
@@ -242,7 +225,6 @@ static int u_cancel(struct gpuar_port *port, u64 user_data)
 			word_cancel(u, w, now);
 	}
 	if (n) {
-		uport_compact(u);
 		uport_arm_timer(u, false);
 		uport_sync_eventfd(u);
 	} else {
@@ -261,7 +243,11 @@ static int u_process(struct gpuar_port *port)
 	int n;
 
 	pthread_mutex_lock(&u->lock);
-	uport_process_locked(u, true);
+	/*
+	 * No wake-up sample: the caller's loop may run this long after the
+	 * timer fired (a busy loop), which is its lateness, not a wake-up's.
+	 */
+	uport_process_locked(u, false);
 	n = (int)u->qlen;
 	pthread_mutex_unlock(&u->lock);
 	return n;
@@ -270,13 +256,12 @@ static int u_process(struct gpuar_port *port)
 static u64 u_next_check(struct gpuar_port *port)
 {
 	struct uport *u = uport_of(port);
-	u64 next = GPUAR_U64_MAX;
-	u32 i;
+	struct uwait *first;
+	u64 next;
 
 	pthread_mutex_lock(&u->lock);
-	for (i = 0; i < u->npend; i++)
-		if (u->pend[i].kind == UW_WORD && u->pend[i].ws.next_ns < next)
-			next = u->pend[i].ws.next_ns;
+	first = uheap_top(&u->heap[UH_DUE], u);
+	next = first ? first->ws.next_ns : GPUAR_U64_MAX;
 	pthread_mutex_unlock(&u->lock);
 	return next;
 }
@@ -326,14 +311,21 @@ static int u_point_stats(struct gpuar_port *port,
 
 /* ------------------------------------------------------------ open, close */
 
-static void u_free(struct uport *u)
+/*
+ * @in_child: a forked child closing its copy (see lib/process.c): the
+ * watcher thread is the parent's and the epoll set is shared, so only
+ * the child's fds and memory go.
+ */
+static void u_free(struct uport *u, bool in_child)
 {
 	u32 i;
 
+	if (in_child)
+		u->watcher = false;	/* the thread is the parent's */
 	uport_watcher_stop(u);
-	for (i = 0; u->pend && i < u->npend; i++)
-		if (u->pend[i].kind == UW_FENCE)
-			close(u->pend[i].fd);
+	for (i = 0; u->slab && i < u->max_waits; i++)
+		if (u->slab[i].kind == UW_FENCE)
+			close(u->slab[i].fd);
 	if (u->tfd >= 0)
 		close(u->tfd);
 	if (u->evfd >= 0)
@@ -343,16 +335,18 @@ static void u_free(struct uport *u)
 	for (i = 0; i < u->nlines; i++)
 		free(u->lines[i]);
 	free(u->lines);
-	free(u->pend);
+	free(u->slab);
+	free(u->heap_store);
 	free(u->q);
 	free(u->slots);
-	pthread_mutex_destroy(&u->lock);
+	if (!in_child)
+		pthread_mutex_destroy(&u->lock);
 	free(u);
 }
 
 static void u_close(struct gpuar_port *port)
 {
-	u_free(uport_of(port));
+	u_free(uport_of(port), port->closing_in_child);
 	port->state = NULL;
 }
 
@@ -387,7 +381,6 @@ static void u_configure(struct uport *u, const struct gpuar_port_options *opts)
 int gpuar_port_user_open(struct gpuar_port *port,
 			 const struct gpuar_port_options *opts, bool imminent)
 {
-	int cloexec = (opts->flags & GPUAR_PORT_CLOEXEC) ? EPOLL_CLOEXEC : 0;
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct uport *u = calloc(1, sizeof(*u));
 	u32 cap;
@@ -400,22 +393,26 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	u_configure(u, opts);
 	u->imminent = imminent;
 	cap = gpuar_est_table_cap(opts->max_points);
-	u->pend = calloc(u->max_waits, sizeof(*u->pend));
+	u->slab = calloc(u->max_waits, sizeof(*u->slab));
+	u->heap_store = calloc((size_t)UH_COUNT * u->max_waits,
+			       sizeof(*u->heap_store));
 	u->q = calloc(u->max_waits, sizeof(*u->q));
 	u->slots = calloc(cap, sizeof(*u->slots));
-	if (!u->pend || !u->q || !u->slots) {
-		u_free(u);
+	if (!u->slab || !u->heap_store || !u->q || !u->slots) {
+		u_free(u, false);
 		return -ENOMEM;
 	}
+	uport_waits_init(u);
 	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
 	gpuar_wakelat_init(&u->wakelat);
-	/* Internal fds never leak into children; the port fd follows opts. */
-	u->epfd = epoll_create1(cloexec);
+	/* Every fd close-on-exec; gpuar_port_open() makes the port fd follow opts. */
+	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	u->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (u->epfd < 0 || u->evfd < 0 || u->tfd < 0)
 		goto sys;
-	ev.data.fd = u->tfd;
+	/* data.ptr NULL: not a fence (those carry their wait). */
+	ev.data.ptr = NULL;
 	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->tfd, &ev) < 0)
 		goto sys;
 	port->engine = GPUAR_ENGINE_USER;
@@ -429,7 +426,7 @@ int gpuar_port_user_open(struct gpuar_port *port,
 		port->fd = u->evfd;
 		return 0;
 	}
-	ev.data.fd = u->evfd;
+	ev.data.ptr = NULL;
 	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->evfd, &ev) < 0)
 		goto sys;
 	port->fd = u->epfd;
@@ -437,6 +434,6 @@ int gpuar_port_user_open(struct gpuar_port *port,
 sys:
 	ret = -errno;
 fail:
-	u_free(u);
+	u_free(u, false);
 	return ret;
 }

@@ -13,8 +13,12 @@
  *
  *   engine_user.c   open/close, word submit, cancel, the engine run,
  *                   process, stats
+ *   user_waits.c    the pending waits: a slab, and heaps by the time
+ *                   each must next be looked at, so a run costs the
+ *                   due waits, not all pending ones
  *   user_lines.c    the engine's own table of line ids
- *   user_fence.c    fence waits: a sync_file in the epoll set
+ *   user_fence.c    fence waits: a sync_file in the epoll set, found
+ *                   ready through it
  *   user_queue.c    the record ring and the eventfd's readiness
  *   user_timer.c    the timerfd: due times, arming, wake-up samples
  *   user_reap.c     gpuar_reap(): a blocked reaper's hardware park and
@@ -34,9 +38,33 @@
 #include "defaults.h"
 
 enum uwait_kind {
-	UW_ENDED = 0,	/* record queued; dropped at the next compaction */
+	UW_FREE = 0,	/* a free slab entry */
 	UW_WORD = 1,
 	UW_FENCE = 2,
+};
+
+/*
+ * The heaps a word wait sits in (struct uport's heap[]), each by a time
+ * and then submission order:
+ *   UH_DUE    every word wait, by its next check (ws.next_ns)
+ *   UH_EARLY  flag waits in their estimator sleep that a blocked reaper
+ *             may end by spinning, by their early wake (uport_early_key)
+ *   UH_SPIN   such waits once parked: a spinning reaper's targets, by
+ *             their next check
+ *   UH_CLAIM  claimed waits (GPUAR_PORT_IMMINENT) while their lease runs,
+ *             by its end: the few a run looks at for a moved word
+ */
+enum uheap_which { UH_DUE, UH_EARLY, UH_SPIN, UH_CLAIM, UH_COUNT };
+
+/* The most entries uheap_first() returns. */
+#define UHEAP_FIRST_MAX 16
+
+struct uport;
+
+struct uheap {
+	u32 *at;	/* slab indices, a binary min-heap */
+	u32 n;
+	u8 which;	/* enum uheap_which: the key and position it uses */
 };
 
 /* A registered line, as the engine knows it: by id, in its own table. */
@@ -52,6 +80,10 @@ struct uline {
 
 struct uwait {
 	u8 kind;		/* enum uwait_kind */
+	u64 seq;		/* submission order; new for every use of the entry */
+	u32 pos[UH_COUNT];	/* position in each heap, UINT32_MAX: not in it */
+	u64 key[UH_COUNT];	/* the key it is there by */
+	u32 next_free;		/* free list link while UW_FREE */
 	u64 user_data;
 	u64 point;
 	u64 start_ns;
@@ -94,8 +126,15 @@ struct uport {
 	struct uline **lines;	/* registered lines, by ascending id */
 	u32 nlines, lines_cap;
 	u32 next_line_id;
-	struct uwait *pend;	/* pending waits, in submission order */
-	u32 npend;
+	struct uwait *slab;	/* max_waits entries: pending waits and free ones */
+	u32 free_head;		/* first free entry, max_waits: none */
+	u32 npend, nfences;
+	u64 next_seq;
+	struct uheap heap[UH_COUNT];
+	u32 *heap_store;	/* UH_COUNT * max_waits */
+	/* The wake-up latency UH_EARLY's keys were computed with, and when. */
+	u64 early_wakelat;
+	u64 early_keyed_ns;
 	struct gpuar_record *q;	/* queued records, ring of max_waits */
 	u32 qhead, qlen;
 	struct gpuar_est_table tab;
@@ -126,23 +165,45 @@ static inline bool uwait_busy_candidate(const struct uwait *w)
 	       gpuar_word_busy_candidate(&w->ws);
 }
 
+/* user_waits.c (lock held) */
+void uheap_init(struct uheap *h, u32 *storage, u8 which);
+void uheap_set(struct uheap *h, struct uport *u, u32 idx, u64 key);
+void uheap_remove(struct uheap *h, struct uport *u, u32 idx);
+struct uwait *uheap_top(const struct uheap *h, struct uport *u);
+u32 uheap_first(const struct uheap *h, struct uport *u, u32 *out, u32 k);
+void uheap_rebuild(struct uheap *h, struct uport *u);
+void uport_waits_init(struct uport *u);
+struct uwait *uport_wait_alloc(struct uport *u);
+void uport_wait_release(struct uport *u, struct uwait *w);
+void uport_wait_reindex(struct uport *u, struct uwait *w);
+u64 uport_early_key(const struct uport *u, const struct uwait *w);
+void uport_early_refresh(struct uport *u, u64 now);
+
+static inline u32 uwait_index(const struct uport *u, const struct uwait *w)
+{
+	return (u32)(w - u->slab);
+}
+
 /* engine_user.c: run the checks that are due (lock held). */
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm);
 void uport_process_locked(struct uport *u, bool woken);
-/* Check word wait @w at @now; true when it ended (its record queued). */
+/*
+ * Check word wait @w at @now: true when it ended (its record queued, its
+ * entry freed), else it is re-indexed at its next check.
+ */
 bool uport_word_check(struct uport *u, struct uwait *w, u64 now);
-/* Drop the ended waits from the pending array, keeping submission order. */
-void uport_compact(struct uport *u);
 
 /* user_imminent.c: GPUAR_IOC_CLAIM's semantics (engine ops claim). */
 int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		u32 max, u64 lease_ns);
+/* Make the claimed waits whose word moved due now; drop ended leases. */
+void uport_claims_moved(struct uport *u, u64 now);
 
 /* user_fence.c */
 int uport_submit_fence(struct gpuar_port *port,
 		       const struct gpuar_fence_wait *waits, u32 count,
 		       u32 *error_index);
-void uport_fence_check(struct uport *u, struct uwait *w, u64 now);
+void uport_fence_harvest(struct uport *u, u64 now);
 void uport_fence_end(struct uport *u, struct uwait *w, u8 outcome,
 		     int status, u64 complete_ns);
 
@@ -154,7 +215,6 @@ u32 uport_pop(struct uport *u, struct gpuar_record *records, u32 max);
 bool uport_queued_completion(const struct uport *u, u64 user_data);
 
 /* user_timer.c (lock held) */
-u64 uport_due_ns(const struct uwait *w, u64 wakelat);
 void uport_arm_timer(struct uport *u, bool lazy);
 void uport_drain_timer(struct uport *u, u64 now, bool woken);
 
@@ -165,7 +225,7 @@ struct uline *uport_line_find(const struct uport *u, u32 id);
 
 /* user_reap.c (no lock held) */
 int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
-	       u32 max, int64_t timeout_ns);
+	       u32 max, int64_t timeout_ns, int intr_fd);
 
 /* user_watcher.c */
 int uport_watcher_start(struct uport *u);

@@ -3,13 +3,13 @@
  * The single-threaded reactor and FILL executor (see <gpuar/exec.h>), and
  * the naive executor that runs the same tasks with every wait inline.
  */
+#include "defaults.h"
 #include "exec_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_PARK_BOUND_NS 100000ULL
 
 struct gpuar_task {
 	struct gpuar_exec *exec;
@@ -55,8 +55,9 @@ GPUAR_EXPORT int gpuar_exec_new(struct gpuar_exec **out,
 	if (!ex)
 		return -ENOMEM;
 	ex->kind = o.kind;
+	ex->intr_fd = -1;
 	ex->park_bound_ns = o.park_bound_ns ? o.park_bound_ns :
-			    DEFAULT_PARK_BOUND_NS;
+			    GPUAR_EXEC_DEFAULT_PARK_BOUND_NS;
 	ex->clock = o.clock ? o.clock : gpuar_clock_monotonic();
 	if (ex->kind == GPUAR_EXEC_IO_URING && !o.clock) {
 		ret = gpuar_uring_clock_init(ex);
@@ -269,6 +270,75 @@ static u32 wake_scan(struct gpuar_exec *ex)
 	return woken;
 }
 
+GPUAR_EXPORT void gpuar_exec_set_interrupt(struct gpuar_exec *ex,
+					   const struct gpuar_interrupt *intr)
+{
+	if (ex)
+		ex->intr_fd = gpuar_interrupt_fd_of(intr);
+}
+
+static bool interrupted(const struct gpuar_exec *ex)
+{
+	return ex->intr_fd >= 0 && gpuar_interrupt_fd_set(ex->intr_fd);
+}
+
+/*
+ * Sleep to @until on the executor's clock, or until the interrupt is set
+ * (the io_uring clock's sleep is then a park through the ring on it).
+ */
+static void idle_sleep(struct gpuar_exec *ex, u64 until)
+{
+	if (ex->intr_fd >= 0 && ex->uring_ready &&
+	    gpuar_uring_park(ex, &ex->intr_fd, 1, until) == 0)
+		return;
+	gpuar_sleep_interruptible(ex->clock, until, ex->intr_fd);
+}
+
+static int interrupted_run(struct gpuar_error *diag)
+{
+	return gpuar_diag_sys(diag, "gpuar_exec_run (interrupted)", EINTR);
+}
+
+/*
+ * The io-uring kind parks through its ring: one submit-and-wait on every
+ * fd its tasks wait on and the interrupt's, to the earliest @deadline;
+ * bounded by the park bound only when some task waits on a word, which
+ * only a check sees. False when it could not (too many fds, a refused
+ * op: counted), and the caller parks as the other kinds do.
+ */
+static bool park_through_ring(struct gpuar_exec *ex, u64 now, u64 deadline)
+{
+	int fds[GPUAR_URING_PARK_FDS];
+	bool words = false;
+	u64 until = deadline;
+	u32 i, n = 0;
+
+	if (!ex->uring_ready)
+		return false;
+	for (i = 0; i < ex->ntasks; i++) {
+		const struct gpuar_src *src = ex->tasks[i]->src;
+
+		if (ex->tasks[i]->done || !src)
+			continue;
+		if (!src->ops->fd) {
+			words = true;
+			continue;
+		}
+		if (n == GPUAR_URING_PARK_FDS - 1)
+			return false;
+		fds[n++] = src->ops->fd(src->ctx);
+	}
+	if (ex->intr_fd >= 0)
+		fds[n++] = ex->intr_fd;
+	if (words && now + ex->park_bound_ns < until)
+		until = now + ex->park_bound_ns;
+	if (gpuar_uring_park(ex, fds, n, until) < 0) {
+		ex->st.uring_fallbacks++;
+		return false;
+	}
+	return true;
+}
+
 /*
  * Nothing is ready: sleep to the earliest deadline when only timers are
  * registered, else park on the earliest registered wait's source, bounded
@@ -298,7 +368,9 @@ static int idle(struct gpuar_exec *ex)
 	now = now_of(ex);
 	if (!park_on) {
 		ex->st.sleeps++;
-		c->ops->sleep_until(c->ctx, deadline);
+		idle_sleep(ex, deadline);
+	} else if (park_through_ring(ex, now, deadline)) {
+		ex->st.parks++;
 	} else {
 		until = now + ex->park_bound_ns;
 		if (deadline < until)
@@ -336,6 +408,8 @@ static int run_reactor(struct gpuar_exec *ex, struct gpuar_error *diag)
 	int r;
 
 	while (live_tasks(ex)) {
+		if (interrupted(ex))
+			return interrupted_run(diag);
 		/* One pass over the tasks ready now (spawned ones included). */
 		n = ex->ntasks;
 		for (i = 0; i < n; i++) {
@@ -390,6 +464,8 @@ static int run_naive(struct gpuar_exec *ex, struct gpuar_error *diag)
 			while (!wake_scan(ex)) {
 				u64 now = now_of(ex), until = t->deadline;
 
+				if (interrupted(ex))
+					return interrupted_run(diag);
 				if (t->src) {
 					if (now + ex->park_bound_ns < until)
 						until = now + ex->park_bound_ns;
@@ -402,7 +478,7 @@ static int run_naive(struct gpuar_exec *ex, struct gpuar_error *diag)
 						return task_failed(r, diag);
 				} else {
 					ex->st.sleeps++;
-					c->ops->sleep_until(c->ctx, until);
+					idle_sleep(ex, until);
 				}
 				ex->st.idle_ns += now_of(ex) - now;
 			}
@@ -416,8 +492,12 @@ GPUAR_EXPORT int gpuar_exec_run(struct gpuar_exec *ex, struct gpuar_error *diag)
 	int r;
 
 	gpuar_diag_clear(diag);
-	if (!ex)
-		return -EINVAL;
+	if (!ex) {
+		const char *args[2] = { "exec", "must not be NULL" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL,
+				      args, 2);
+	}
 	r = ex->kind == GPUAR_EXEC_NAIVE ? run_naive(ex, diag) :
 	    run_reactor(ex, diag);
 	free_tasks(ex, true);

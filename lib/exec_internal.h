@@ -20,7 +20,19 @@ struct gpuar_exec {
 	struct io_uring ring;
 	struct gpuar_clock uring_clock;
 	bool uring_ready;
+	int intr_fd;		/* gpuar_exec_set_interrupt()'s eventfd, or -1 */
 };
+
+/* The ring's size, and the most fds one park through it waits on. */
+#define GPUAR_URING_ENTRIES 128
+#define GPUAR_URING_PARK_FDS 48
+
+/*
+ * Park through the ring on @fds (readable) until @until_ns: one
+ * submit-and-wait; 0, or a negative errno when the ring could not.
+ */
+int gpuar_uring_park(struct gpuar_exec *ex, const int *fds, u32 n,
+		     u64 until_ns);
 
 /* Set up ex->ring and make ex->clock the io_uring clock. */
 int gpuar_uring_clock_init(struct gpuar_exec *ex);

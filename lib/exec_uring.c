@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * The io-uring executor's idle: absolute IORING_OP_TIMEOUTs in ns, which
- * have no timer slack. A refused op falls back to the slack-free
+ * The io-uring executor's idle goes through its ring: a park is one
+ * submit-and-wait on a POLL_ADD for every fd its tasks wait on (fences,
+ * ports, the interrupt) and an absolute TIMEOUT for the earliest deadline
+ * (or the park bound when a task waits on a word, which only a check
+ * sees), and a sleep is that TIMEOUT alone. Timeouts in ns have no timer
+ * slack. A refused op falls back to the slack-free ppoll or
  * clock_nanosleep and is counted.
  */
 #include "exec_internal.h"
 
 #include <errno.h>
+#include <poll.h>
+
+#define TAG_PARK_TIMEOUT (~0ULL)
+#define TAG_PARK_CANCEL (~0ULL - 1)
 
 static struct __kernel_timespec kts(u64 ns)
 {
@@ -38,6 +46,62 @@ static bool uring_sleep(struct io_uring *ring, u64 until_ns)
 	res = cqe->res;
 	io_uring_cqe_seen(ring, cqe);
 	return res == -ETIME || res == 0;
+}
+
+/*
+ * One park through the ring: wait until one of @fds (n of them, at most
+ * GPUAR_URING_PARK_FDS) is readable or @until_ns, then take back every op
+ * still armed, so nothing of this park outlives it. 0, or a negative
+ * errno when the ring refused (the caller parks otherwise).
+ */
+int gpuar_uring_park(struct gpuar_exec *ex, const int *fds, u32 n,
+		     u64 until_ns)
+{
+	struct io_uring *ring = &ex->ring;
+	struct __kernel_timespec ts = kts(until_ns);
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	u32 armed, i;
+	int ret;
+
+	/* The arming and the removals each fit at once (the ring is idle). */
+	if (n > GPUAR_URING_PARK_FDS || io_uring_sq_space_left(ring) < n + 1)
+		return -EBUSY;
+	for (i = 0; i < n; i++) {
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_poll_add(sqe, fds[i], POLLIN);
+		io_uring_sqe_set_data64(sqe, i);
+	}
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_timeout(sqe, &ts, 0, IORING_TIMEOUT_ABS);
+	io_uring_sqe_set_data64(sqe, TAG_PARK_TIMEOUT);
+	do {
+		ret = io_uring_submit_and_wait(ring, 1);
+	} while (ret == -EINTR);
+	if (ret < 0)
+		return ret;
+	armed = n + 1;
+	/* Whatever woke us, end the others: removals, then every completion. */
+	for (i = 0; i <= n; i++) {
+		sqe = io_uring_get_sqe(ring);
+		if (i < n)
+			io_uring_prep_poll_remove(sqe, i);
+		else
+			io_uring_prep_timeout_remove(sqe, TAG_PARK_TIMEOUT, 0);
+		io_uring_sqe_set_data64(sqe, TAG_PARK_CANCEL);
+	}
+	io_uring_submit(ring);
+	/* Each armed op completes once (done, or cancelled), as each removal does. */
+	for (u32 left = 2 * armed; left;) {
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			return ret;
+		io_uring_cqe_seen(ring, cqe);
+		left--;
+	}
+	return 0;
 }
 
 static uint64_t uc_now(void *ctx)
@@ -78,7 +142,7 @@ static const struct gpuar_clock_ops uring_clock_ops = {
 
 int gpuar_uring_clock_init(struct gpuar_exec *ex)
 {
-	int ret = io_uring_queue_init(4, &ex->ring, 0);
+	int ret = io_uring_queue_init(GPUAR_URING_ENTRIES, &ex->ring, 0);
 
 	if (ret < 0)
 		return ret;

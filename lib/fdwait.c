@@ -30,9 +30,19 @@ void gpuar_slack_restore(int old)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 }
 
-int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
+u64 gpuar_deadline_in(int64_t timeout_ns)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	if (timeout_ns < 0)
+		return GPUAR_U64_MAX;
+	return gpuar_add_sat(gpuar_now_ns(), (u64)timeout_ns);
+}
+
+int gpuar_fd_wait_interruptible(int fd, int intr_fd, u64 deadline_ns)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = intr_fd, .events = POLLIN },
+	};
 	struct timespec ts, *tsp = NULL;
 	u64 now;
 	int n, old, err;
@@ -46,10 +56,17 @@ int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
 		tsp = &ts;
 	}
 	old = gpuar_slack_tighten();
-	n = ppoll(&pfd, 1, tsp, NULL);
+	n = ppoll(pfd, intr_fd >= 0 ? 2 : 1, tsp, NULL);
 	err = errno;
 	gpuar_slack_restore(old);
 	if (n < 0)
 		return -err;
+	if (intr_fd >= 0 && (pfd[1].revents & POLLIN))
+		return -EINTR;
 	return n > 0;
+}
+
+int gpuar_fd_wait_readable(int fd, u64 deadline_ns)
+{
+	return gpuar_fd_wait_interruptible(fd, -1, deadline_ns);
 }

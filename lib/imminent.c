@@ -187,6 +187,8 @@ GPUAR_EXPORT int gpuar_port_claim(struct gpuar_port *port,
 	if (args[0])
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL,
 				      args, 2);
+	if (port_forked(port))
+		return -EPERM;
 	if (!gpuar_port_imminent(port)) {
 		args[0] = "gpuar_port_claim";
 		args[1] = "the port was not opened with GPUAR_PORT_IMMINENT, or runs without it";

@@ -16,6 +16,7 @@
 #include "outcome.h"
 
 #include <gpuar/gpuar.h>
+#include <pthread.h>
 
 /*
  * Load a completion word with core/line.h's acquire load. The public
@@ -56,6 +57,31 @@ void gpuar_slack_restore(int old);
 int gpuar_fd_wait_readable(int fd, u64 deadline_ns);
 
 /*
+ * The same, also ending with -EINTR as soon as @intr_fd (an interrupt's
+ * eventfd, see lib/interrupt.c; -1: none) is readable.
+ */
+int gpuar_fd_wait_interruptible(int fd, int intr_fd, u64 deadline_ns);
+
+/* An interrupt's fd, or -1 for NULL; is an interrupt fd set (readable)? */
+int gpuar_interrupt_fd_of(const struct gpuar_interrupt *intr);
+bool gpuar_interrupt_fd_set(int fd);
+
+/*
+ * Sleep on @c to @until, or until @intr_fd (-1: none) is set: on the
+ * monotonic clock a poll of the fd; on another clock in 10 ms steps (the
+ * caller looks again between them).
+ */
+void gpuar_sleep_interruptible(const struct gpuar_clock *c, u64 until,
+			       int intr_fd);
+
+/*
+ * The deadline @timeout_ns from now: negative is forever (UINT64_MAX), and
+ * a sum past the clock's range saturates to forever rather than wrap into
+ * the past.
+ */
+u64 gpuar_deadline_in(int64_t timeout_ns);
+
+/*
  * Caller-sized structs (lib/sized.c). gpuar_options_in copies the caller's
  * options @src (a struct whose first member is its u32 size; 0 means
  * @v1_size) into @dst, @known bytes zero-filled, and checks @dst's
@@ -84,6 +110,22 @@ int gpuar_sized_out(void *dst, const void *src, size_t known, size_t v1_size);
 #define GPUAR_PORT_OPTIONS_SIZE_1_0 sizeof(struct gpuar_port_options)
 #define GPUAR_EXEC_OPTIONS_SIZE_1_0 sizeof(struct gpuar_exec_options)
 #define GPUAR_WAITER_OPTIONS_SIZE_1_0 sizeof(struct gpuar_waiter_options)
+
+/*
+ * lib/process.c: the fork generation (bumped in every child; an object
+ * opened at generation g is its parent's once gpuar_forked_since(g)), and
+ * library threads started with every signal blocked (pthread_create's
+ * error number).
+ */
+unsigned long gpuar_fork_generation(void);
+bool gpuar_forked_since(unsigned long generation);
+int gpuar_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+
+/*
+ * IORING_OP_READ_MULTISHOT's number, the kernel's enum io_uring_op value
+ * (Linux 6.7), which liburing 2.3 does not define.
+ */
+#define GPUAR_IORING_OP_READ_MULTISHOT 49
 
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);

@@ -4,6 +4,8 @@
 #include "defaults.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,69 @@
 #include <unistd.h>
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
-			  GPUAR_PORT_WATCHER | GPUAR_PORT_IMMINENT)
+			  GPUAR_PORT_WATCHER | GPUAR_PORT_INHERIT | \
+			  GPUAR_PORT_IMMINENT)
+
+#define US GPUAR_NSEC_PER_USEC
+
+/*
+ * The options' bounds: the module's bounds on its parameters of the same
+ * names (core/defaults.h), so no option can make either engine wrap a
+ * time, busy-loop or size a table to nothing. 0 is the default in each.
+ */
+static const struct option_range {
+	const char *name;
+	size_t offset, width;
+	u64 min, max;
+	const char *why;
+} port_ranges[] = {
+#define RANGE(field, lo, hi, text)					\
+	{ #field, offsetof(struct gpuar_port_options, field),		\
+	  sizeof(((struct gpuar_port_options *)0)->field), lo, hi, text }
+	RANGE(max_waits, GPUAR_MAX_WAITS_MIN, GPUAR_MAX_WAITS_MAX,
+	      "outside 1..1048576 (0: the default)"),
+	RANGE(max_lines, GPUAR_MAX_LINES_MIN, GPUAR_MAX_LINES_MAX,
+	      "outside 1..65536 (0: the default)"),
+	RANGE(max_points, GPUAR_MAX_POINTS_MIN, GPUAR_MAX_POINTS_MAX,
+	      "outside 1..4096 (0: the default)"),
+	RANGE(poll_interval_ns, GPUAR_POLL_INTERVAL_US_MIN * US,
+	      GPUAR_POLL_INTERVAL_US_MAX * US,
+	      "outside 1 us..10 ms (0: the default)"),
+	RANGE(poll_backstop_ns, GPUAR_BACKSTOP_US_MIN * US,
+	      GPUAR_BACKSTOP_US_MAX * US,
+	      "outside 1 us..1 s (0: the default)"),
+#undef RANGE
+};
+
+/* Every option within its bound, or -EINVAL naming the first that is not. */
+static int check_ranges(const struct gpuar_port_options *o,
+			struct gpuar_error *diag)
+{
+	const char *args[2];
+	size_t i;
+
+	for (i = 0; i < sizeof(port_ranges) / sizeof(port_ranges[0]); i++) {
+		const struct option_range *r = &port_ranges[i];
+		const unsigned char *at = (const unsigned char *)o + r->offset;
+		u64 v;
+
+		if (r->width == sizeof(u32)) {
+			u32 v32;
+
+			memcpy(&v32, at, sizeof(v32));
+			v = v32;
+		} else {
+			memcpy(&v, at, sizeof(v));
+		}
+		if (v == 0 || (v >= r->min && v <= r->max))
+			continue;
+		args[0] = r->name;
+		args[1] = r->why;
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL,
+				      args, 2);
+	}
+	return 0;
+}
 
 GPUAR_EXPORT const char *gpuar_engine_name(enum gpuar_engine engine)
 {
@@ -97,7 +161,8 @@ static int open_engine(struct gpuar_port *p, const struct gpuar_port_options *o,
 	kernel_unavailable(why, sizeof(why), path, -ret);
 	args[0] = "kernel";
 	args[1] = why;
-	if (strict)
+	/* An explicit request is honoured or refused; only AUTO falls back. */
+	if (strict || o->engine == GPUAR_ENGINE_KERNEL)
 		return gpuar_diag_set(diag, GPUAR_E_ENGINE_UNAVAILABLE, -ret,
 				      args, 2);
 	ret = user_open(p, o, NULL);
@@ -139,6 +204,17 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		args[1] = "above 100000 us (GPUAR_BUSY_READ_OFF disables it)";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
+	if ((o.flags & GPUAR_PORT_INHERIT) && (o.flags & GPUAR_PORT_CLOEXEC)) {
+		args[0] = "flags";
+		args[1] = "GPUAR_PORT_INHERIT and GPUAR_PORT_CLOEXEC contradict";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	ret = check_ranges(&o, diag);
+	if (ret)
+		return ret;
+	/* Like liburing's and libdrm's fds: not inherited across exec. */
+	if (!(o.flags & GPUAR_PORT_INHERIT))
+		o.flags |= GPUAR_PORT_CLOEXEC;
 	if (!o.max_waits)
 		o.max_waits = GPUAR_DEFAULT_MAX_WAITS;
 	if (!o.max_lines)
@@ -156,6 +232,7 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		return gpuar_diag_sys(diag, "calloc", ENOMEM);
 	p->fd = -1;
 	p->max_lines = o.max_lines;
+	p->fork_gen = gpuar_fork_generation();
 	pthread_mutex_init(&p->lines_lock, NULL);
 	ret = open_engine(p, &o, diag);
 	if (ret) {
@@ -165,6 +242,12 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		free(p);
 		return ret;
 	}
+	/*
+	 * The engines make every fd of their own close-on-exec; the one the
+	 * caller sees follows the flags (the watcher's fd is an eventfd).
+	 */
+	if (o.flags & GPUAR_PORT_INHERIT)
+		fcntl(p->fd, F_SETFD, 0);
 	*port = p;
 	return 0;
 }
@@ -175,16 +258,25 @@ GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 
 	if (!port)
 		return;
+	/*
+	 * In a forked child the lines are not mapped (MADV_DONTFORK), and the
+	 * locks may have been held by a parent thread at the fork.
+	 */
+	port->closing_in_child = port_forked(port);
 	/* The engine goes first: it stops reading the lines' words. */
 	port->ops->close(port);
 	for (i = 0; i < port->lines_cap; i++) {
 		if (!port->lines[i])
 			continue;
-		munmap(port->lines[i]->words, (size_t)sysconf(_SC_PAGESIZE));
+		/* A child has no mapping there, and may have made another. */
+		if (!port->closing_in_child)
+			munmap(port->lines[i]->words,
+			       (size_t)sysconf(_SC_PAGESIZE));
 		free(port->lines[i]);
 	}
 	free(port->lines);
-	pthread_mutex_destroy(&port->lines_lock);
+	if (!port->closing_in_child)
+		pthread_mutex_destroy(&port->lines_lock);
 	free(port);
 }
 
@@ -209,6 +301,8 @@ GPUAR_EXPORT int gpuar_line_alloc(struct gpuar_port *port,
 	if (!port || !out)
 		return -EINVAL;
 	*out = NULL;
+	if (port_forked(port))
+		return -EPERM;
 	line = calloc(1, sizeof(*line));
 	if (!line)
 		return -ENOMEM;
@@ -218,6 +312,12 @@ GPUAR_EXPORT int gpuar_line_alloc(struct gpuar_port *port,
 		free(line);
 		return -ENOMEM;
 	}
+	/*
+	 * A child gets no copy: the device keeps writing the parent's page,
+	 * and a copy-on-write break by a parent's store (with a registration
+	 * that does not pin it) would leave the device on the child's copy.
+	 */
+	madvise(line->words, page, MADV_DONTFORK);
 	line->port = port;
 	pthread_mutex_lock(&port->lines_lock);
 	if (port->lines_used >= port->max_lines) {
@@ -262,6 +362,8 @@ GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
 
 	if (!port || !line)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	pthread_mutex_lock(&port->lines_lock);
 	for (slot = 0; slot < port->lines_cap && port->lines[slot] != line; slot++)
 		;
@@ -301,7 +403,9 @@ GPUAR_EXPORT int gpuar_submit_word_waits(struct gpuar_port *port,
 
 	if (!port)
 		return -EINVAL;
-	if (count && !waits)
+	if (port_forked(port))
+		ret = -EPERM;
+	else if (count && !waits)
 		ret = -EFAULT;
 	else
 		ret = port->ops->submit_word(port, waits, count, &idx);
@@ -319,7 +423,9 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 
 	if (!port)
 		return -EINVAL;
-	if (count && !waits)
+	if (port_forked(port))
+		ret = -EPERM;
+	else if (count && !waits)
 		ret = -EFAULT;
 	else
 		ret = port->ops->submit_fence(port, waits, count, &idx);
@@ -330,27 +436,35 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 
 GPUAR_EXPORT int gpuar_cancel(struct gpuar_port *port, uint64_t user_data)
 {
-	return port ? port->ops->cancel(port, user_data) : -EINVAL;
+	if (!port)
+		return -EINVAL;
+	return port_forked(port) ? -EPERM : port->ops->cancel(port, user_data);
 }
 
-GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
-			    struct gpuar_record *records, uint32_t max,
-			    int64_t timeout_ns)
+GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
+					  struct gpuar_record *records,
+					  uint32_t max, int64_t timeout_ns,
+					  const struct gpuar_interrupt *intr)
 {
+	int intr_fd = gpuar_interrupt_fd_of(intr);
 	u64 deadline;
 	int ret;
 
 	if (!port || !records || !max)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
+	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
+		return -EINTR;
 	if (!gpuar_port_imminent(port))
-		return port->ops->reap(port, records, max, timeout_ns);
+		return port->ops->reap(port, records, max, timeout_ns, intr_fd);
 	/*
 	 * Records already queued come first, without a claim; else the
 	 * imminent waits are claimed and watched, and the reap that follows
 	 * has their records (the module checks claimed waits on read).
 	 */
-	deadline = timeout_ns < 0 ? GPUAR_U64_MAX : gpuar_now_ns() + (u64)timeout_ns;
-	ret = port->ops->reap(port, records, max, 0);
+	deadline = gpuar_deadline_in(timeout_ns);
+	ret = port->ops->reap(port, records, max, 0, -1);
 	if (ret != -EAGAIN)
 		return ret;
 	/* A zero timeout still watches, for one lease: what it opted into. */
@@ -358,15 +472,24 @@ GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
 	if (ret < 0)
 		return ret;
 	if (ret > 0 || timeout_ns == 0)
-		return port->ops->reap(port, records, max, 0);
-	if (timeout_ns > 0) {
+		return port->ops->reap(port, records, max, 0, -1);
+	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
+		return -EINTR;
+	if (deadline != GPUAR_U64_MAX) {
 		u64 now = gpuar_now_ns();
 
 		if (now >= deadline)
 			return -ETIME;
 		timeout_ns = (int64_t)(deadline - now);
 	}
-	return port->ops->reap(port, records, max, timeout_ns);
+	return port->ops->reap(port, records, max, timeout_ns, intr_fd);
+}
+
+GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
+			    struct gpuar_record *records, uint32_t max,
+			    int64_t timeout_ns)
+{
+	return gpuar_reap_interruptible(port, records, max, timeout_ns, NULL);
 }
 
 GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
@@ -375,6 +498,8 @@ GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 
 	if (!port)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	n = port->ops->process(port);
 	/* Records are queued: the caller reads them first, claims later. */
 	if (n != 0)
@@ -392,7 +517,7 @@ GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 
 GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)
 {
-	return port->ops->next_check(port);
+	return port_forked(port) ? GPUAR_U64_MAX : port->ops->next_check(port);
 }
 
 GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
@@ -403,6 +528,8 @@ GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
 
 	if (!port || !stats)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	ret = port->ops->stats(port, &st);
 	if (ret)
 		return ret;
@@ -417,6 +544,8 @@ GPUAR_EXPORT int gpuar_point_stats(struct gpuar_port *port,
 
 	if (!port || !stats)
 		return -EINVAL;
+	if (port_forked(port))
+		return -EPERM;
 	ps.point = stats->point;
 	ret = port->ops->point_stats(port, &ps);
 	if (ret)

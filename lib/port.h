@@ -23,8 +23,9 @@ struct gpuar_engine_ops {
 			    const struct gpuar_fence_wait *waits, u32 count,
 			    u32 *error_index);
 	int (*cancel)(struct gpuar_port *port, u64 user_data);
+	/* @intr_fd: an interrupt's eventfd ending the wait (-EINTR), or -1 */
 	int (*reap)(struct gpuar_port *port, struct gpuar_record *records,
-		    u32 max, int64_t timeout_ns);
+		    u32 max, int64_t timeout_ns, int intr_fd);
 	int (*process)(struct gpuar_port *port);
 	u64 (*next_check)(struct gpuar_port *port);
 	int (*stats)(struct gpuar_port *port, struct gpuar_port_stats *stats);
@@ -50,11 +51,23 @@ struct gpuar_port {
 	u32 lines_cap;
 	u32 lines_used;
 	u32 max_lines;
+	unsigned long fork_gen;	/* gpuar_fork_generation() at open */
+	/*
+	 * Closed in a forked child: the engine drops the child's copies of
+	 * its fds and memory and touches nothing the parent shares.
+	 */
+	bool closing_in_child;
 	u64 features;		/* kernel engine: the module's GPUAR_FEATURE_* */
 	u64 claim_lease_ns;	/* kernel engine: a claim's lease where 0 is
 				 * asked for (0: the module's lease_us) */
 	bool imminent;		/* GPUAR_PORT_IMMINENT asked for and running */
 };
+
+/* Called in a child of the process that opened @port (see lib/process.c). */
+static inline bool port_forked(const struct gpuar_port *port)
+{
+	return gpuar_forked_since(port->fork_gen);
+}
 
 int gpuar_port_kernel_open(struct gpuar_port *port,
 			   const struct gpuar_port_options *opts);

@@ -127,20 +127,22 @@ static int wait_ready(int fd, u64 deadline)
  * EAGAIN, and the reaper waits as below). With a deadline: the
  * module's WAIT_READY where it has it (the same wait, bounded), then a
  * read that never blocks, so a reaper racing another for the record never
- * blocks past its deadline; else poll, which does not busy-read.
+ * blocks past its deadline; else poll, which does not busy-read. An
+ * interruptible reap always waits in poll, on the port's fd and the
+ * interrupt's eventfd together, so it does not busy-read either.
  */
 static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
-		  u32 max, int64_t timeout_ns)
+		  u32 max, int64_t timeout_ns, int intr_fd)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	size_t len = (size_t)max * sizeof(*records);
-	bool ready = port->features & GPUAR_FEATURE_WAIT_READY;
+	bool block = intr_fd < 0 && timeout_ns < 0;
+	bool ready = intr_fd < 0 && (port->features & GPUAR_FEATURE_WAIT_READY);
 	ssize_t n;
 	int ret;
 
 	for (;;) {
-		if (timeout_ns < 0) {
+		if (block) {
 			n = read(port->fd, records, len);
 			if (n >= 0 || errno != EAGAIN)
 				goto got;
@@ -148,7 +150,8 @@ static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 		if (timeout_ns != 0) {
 			ret = ready ?
 			      wait_ready(port->fd, deadline) :
-			      gpuar_fd_wait_readable(port->fd, deadline);
+			      gpuar_fd_wait_interruptible(port->fd, intr_fd,
+							  deadline);
 			if (ret == -ETIME || (!ready && ret == 0))
 				return -ETIME;
 			if (ret < 0)

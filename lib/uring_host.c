@@ -34,9 +34,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The kernel's enum io_uring_op value (Linux 6.7), absent from liburing 2.3. */
-#define OP_READ_MULTISHOT 49
-
 #define TAG_READ 1
 #define TAG_CANCEL 2
 #define TAG_MULTISHOT 3
@@ -73,6 +70,7 @@ struct gpuar_uring_host {
 	u32 stash_head, stash_len;
 	unsigned short held[MS_BUFS];	/* buffers not yet given back */
 	u32 nheld;
+	unsigned long fork_gen;	/* gpuar_fork_generation() at creation */
 	/* imminent readiness: the multishot EPOLLPRI poll */
 	bool pri_armed;
 	bool pri_refused;	/* the kernel refused it: reads only */
@@ -94,7 +92,7 @@ static bool kernel_has_multishot_read(struct io_uring *ring)
 
 	if (!probe)
 		return false;
-	ok = io_uring_opcode_supported(probe, OP_READ_MULTISHOT);
+	ok = io_uring_opcode_supported(probe, GPUAR_IORING_OP_READ_MULTISHOT);
 	io_uring_free_probe(probe);
 	return ok;
 }
@@ -158,16 +156,63 @@ GPUAR_EXPORT int gpuar_uring_host_new(struct gpuar_uring_host **out,
 		return ret;
 	}
 	h->port = port;
+	h->fork_gen = gpuar_fork_generation();
 	ms_setup(h);
 	*out = h;
 	return 0;
+}
+
+static void ms_complete(struct gpuar_uring_host *h,
+			const struct io_uring_cqe *cqe);
+
+/*
+ * End an armed multishot read before its buffers go: closing the ring
+ * does not end it while another process (a forked child) holds the ring
+ * fd, and the kernel would go on copying records into freed memory. Its
+ * final completion (without F_MORE) says it is over.
+ */
+static void ms_end(struct gpuar_uring_host *h)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!h->ms_armed)
+		return;
+	sqe = io_uring_get_sqe(&h->ring);
+	if (!sqe) {
+		io_uring_submit(&h->ring);
+		sqe = io_uring_get_sqe(&h->ring);
+	}
+	if (!sqe)
+		return;
+	io_uring_prep_cancel64(sqe, TAG_MULTISHOT, 0);
+	io_uring_sqe_set_data64(sqe, TAG_CANCEL);
+	while (io_uring_submit(&h->ring) == -EINTR)
+		;
+	/* ms_complete() clears ms_armed at the final completion. */
+	while (h->ms_armed) {
+		struct io_uring_cqe *cqe;
+		int ret = io_uring_wait_cqe(&h->ring, &cqe);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			break;
+		if (io_uring_cqe_get_data64(cqe) == TAG_MULTISHOT)
+			ms_complete(h, cqe);
+		io_uring_cqe_seen(&h->ring, cqe);
+	}
+	if (h->br)
+		io_uring_unregister_buf_ring(&h->ring, MS_BGID);
 }
 
 GPUAR_EXPORT void gpuar_uring_host_free(struct gpuar_uring_host *h)
 {
 	if (!h)
 		return;
-	io_uring_queue_exit(&h->ring);	/* cancels an armed multishot read */
+	/* A forked child's ring is its parent's: nothing of it to end. */
+	if (!gpuar_forked_since(h->fork_gen))
+		ms_end(h);
+	io_uring_queue_exit(&h->ring);
 	free(h->bufs);
 	free(h->br);
 	free(h->stash);
@@ -388,7 +433,7 @@ static bool ms_arm(struct gpuar_uring_host *h, int fd)
 	sqe = io_uring_get_sqe(&h->ring);
 	if (!sqe)
 		return false;
-	io_uring_prep_rw(OP_READ_MULTISHOT, sqe, fd, NULL, 0, 0);
+	io_uring_prep_rw(GPUAR_IORING_OP_READ_MULTISHOT, sqe, fd, NULL, 0, 0);
 	sqe->flags |= IOSQE_BUFFER_SELECT;
 	sqe->buf_group = MS_BGID;
 	io_uring_sqe_set_data64(sqe, TAG_MULTISHOT);
@@ -449,13 +494,15 @@ GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
 					  struct gpuar_record *records,
 					  uint32_t max, int64_t timeout_ns)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	int res;
 
 	if (!h || !records || !max)
 		return -EINVAL;
-	if (h->stash_len)
+	if (gpuar_forked_since(h->fork_gen))
+		return -EPERM;
+	/* The stash holds the multishot fd's records: only that fd's. */
+	if (h->stash_len && fd == h->ms_fd)
 		return (int)unstash(h, records, max);
 	/* The multishot read serves the first fd it is armed on. */
 	while (h->ms_possible && (h->ms_fd < 0 || h->ms_fd == fd) &&
@@ -529,12 +576,13 @@ GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 				       struct gpuar_record *records,
 				       uint32_t max, int64_t timeout_ns)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	int fd;
 
 	if (!h || !h->port || !records || !max)
 		return -EINVAL;
+	if (gpuar_forked_since(h->fork_gen))
+		return -EPERM;
 	fd = gpuar_port_fd(h->port);
 	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL) {
 		if (!gpuar_port_imminent(h->port))

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * The user engine's fence waits: the engine's own reference (a dup) to
- * each sync_file sits in the port's epoll set, so a signalled fence makes
- * the port readable, and the engine's run asks each one whether it has
- * signalled.
+ * each sync_file sits in the port's epoll set, registered once with its
+ * wait as the event's data, so a signalled fence makes the port readable
+ * and the engine's run finds the signalled ones by asking the epoll set
+ * (without blocking), never by polling every pending fence.
  */
 #include "engine_user.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -31,37 +31,50 @@ static int validate_fence(const struct gpuar_fence_wait *f)
 }
 
 /*
- * Take a reference to each entry's sync_file into the epoll set; all or
- * none: on failure the ones taken are dropped and *@error_index is the
- * entry that failed.
+ * Take a reference to each entry's sync_file into the epoll set, with its
+ * wait (a new slab entry) as the event's data; all or none: on failure
+ * the ones taken are dropped and *@error_index is the entry that failed.
  */
 static int take_fences(struct uport *u, const struct gpuar_fence_wait *waits,
-		       u32 count, int *fds, u32 *error_index)
+		       u32 count, struct uwait **ws, u32 *error_index)
 {
+	u64 now = gpuar_now_ns();
 	u32 made;
 	int ret = 0;
 
 	for (made = 0; made < count; made++) {
 		struct epoll_event ev = { .events = EPOLLIN };
+		struct uwait *w = uport_wait_alloc(u);
 
-		fds[made] = fcntl(waits[made].fd, F_DUPFD_CLOEXEC, 3);
-		ev.data.fd = fds[made];
-		if (fds[made] < 0) {
+		w->kind = UW_FENCE;
+		w->user_data = waits[made].user_data;
+		w->start_ns = now;
+		u->nfences++;
+		ws[made] = w;
+		w->fd = fcntl(waits[made].fd, F_DUPFD_CLOEXEC, 3);
+		ev.data.ptr = w;
+		if (w->fd < 0) {
 			ret = -errno;
+			made++;
 			break;
 		}
-		if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, fds[made], &ev) < 0) {
+		if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0) {
 			ret = -errno;
-			close(fds[made]);
+			close(w->fd);
+			w->fd = -1;
+			made++;
 			break;
 		}
 	}
 	if (!ret)
 		return 0;
-	*error_index = made;
+	*error_index = made - 1;
 	while (made--) {
-		epoll_ctl(u->epfd, EPOLL_CTL_DEL, fds[made], NULL);
-		close(fds[made]);
+		if (ws[made]->fd >= 0) {
+			epoll_ctl(u->epfd, EPOLL_CTL_DEL, ws[made]->fd, NULL);
+			close(ws[made]->fd);
+		}
+		uport_wait_release(u, ws[made]);
 	}
 	return ret;
 }
@@ -71,12 +84,12 @@ int uport_submit_fence(struct gpuar_port *port,
 		       u32 *error_index)
 {
 	struct uport *u = uport_of(port);
-	int fds[64], *dup_fds = count <= 64 ? fds : calloc(count, sizeof(int));
+	struct uwait *some[64], **ws = count <= 64 ? some :
+				       calloc(count, sizeof(*ws));
 	u32 i;
 	int ret = 0;
-	u64 now;
 
-	if (!dup_fds)
+	if (!ws)
 		return -ENOMEM;
 	if (count > u->max_waits) {
 		*error_index = count;
@@ -96,29 +109,19 @@ int uport_submit_fence(struct gpuar_port *port,
 		*error_index = count;
 		goto out;
 	}
-	ret = take_fences(u, waits, count, dup_fds, error_index);
+	ret = take_fences(u, waits, count, ws, error_index);
 	if (ret)
 		goto out;
-	now = gpuar_now_ns();
-	for (i = 0; i < count; i++) {
-		struct uwait *w = &u->pend[u->npend++];
-
-		memset(w, 0, sizeof(*w));
-		w->kind = UW_FENCE;
-		w->user_data = waits[i].user_data;
-		w->start_ns = now;
-		w->fd = dup_fds[i];
-	}
 	u->st.submitted += count;
 	ret = (int)count;
 	uport_note_change(u);
 	/* A fence already signalled completes now, as in the module. */
-	uport_process_locked(u, true);
+	uport_process_locked(u, false);
 out:
 	pthread_mutex_unlock(&u->lock);
 out_free:
-	if (dup_fds != fds)
-		free(dup_fds);
+	if (ws != some)
+		free(ws);
 	return ret;
 }
 
@@ -140,20 +143,47 @@ void uport_fence_end(struct uport *u, struct uwait *w, u8 outcome,
 	close(w->fd);
 	w->fd = -1;
 	uport_enqueue(u, &rec);
-	w->kind = UW_ENDED;
+	uport_wait_release(u, w);
 }
 
-/* End @w if its fence has signalled, at the fence's own timestamp. */
-void uport_fence_check(struct uport *u, struct uwait *w, u64 now)
+/* End @w, which polled ready, if its fence has signalled, at its own time. */
+static bool fence_check(struct uport *u, struct uwait *w, u64 now)
 {
-	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
 	int signalled = 0, status = 0;
 	uint64_t ts = 0;
 
-	if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (POLLIN | POLLERR)))
-		return;
 	if (gpuar_sync_file_info(w->fd, &signalled, &status, &ts) < 0 ||
 	    !signalled)
-		return;
+		return false;
 	uport_fence_end(u, w, GPUAR_OUTCOME_FENCE, status, ts ? ts : now);
+	return true;
+}
+
+#define HARVEST_BATCH 64
+
+/*
+ * End the fence waits whose fence signalled: ask the epoll set (it is
+ * level-triggered, so asking consumes nothing the caller's loop would
+ * miss) which fences are ready. Another batch only while the last one
+ * was full and ended some, so a fence that polls ready without reading
+ * signalled cannot keep the run here.
+ */
+void uport_fence_harvest(struct uport *u, u64 now)
+{
+	struct epoll_event evs[HARVEST_BATCH];
+	int n, i;
+	bool ended;
+
+	do {
+		ended = false;
+		n = epoll_wait(u->epfd, evs, HARVEST_BATCH, 0);
+		for (i = 0; i < n; i++) {
+			struct uwait *w = evs[i].data.ptr;
+
+			/* The timer, the record eventfd, the watcher's stop. */
+			if (!w || (void *)w == &u->stopfd)
+				continue;
+			ended |= fence_check(u, w, now);
+		}
+	} while (n == HARVEST_BATCH && ended);
 }

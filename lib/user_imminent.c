@@ -3,7 +3,7 @@
  * The user engine's imminent readiness (GPUAR_PORT_IMMINENT), as the
  * module's: a flag wait whose completion the estimator predicts turns
  * imminent at its early wake (the port's wake-up latency before its
- * sleep ends, uport_due_ns), where the port's timer makes the fd
+ * sleep ends, uport_early_key), where the port's timer makes the fd
  * readable (the module raises EPOLLPRI); a claim gives it its post-sleep
  * check at once (LATE if the work is already done) and leases the rest
  * to the claimer, who watches their words; the engine's next run checks
@@ -12,29 +12,34 @@
  */
 #include "engine_user.h"
 
-static bool imminent(const struct uport *u, const struct uwait *w, u64 now)
-{
-	if (!uwait_busy_candidate(w) || w->claimed)
-		return false;
-	if (w->ws.phase == GPUAR_WORD_PARK)
-		return true;
-	return w->ws.phase == GPUAR_WORD_SLEEP &&
-	       uport_due_ns(w, u->wakelat_ns) <= now;
-}
-
-/* The imminent wait due first, or NULL. */
+/*
+ * The imminent wait due first, or NULL: unclaimed flag waits parked
+ * (UH_SPIN, by their next check) or past their early wake (UH_EARLY),
+ * among each heap's first UHEAP_FIRST_MAX entries, so a claim costs the
+ * same however many are pending (one further back is left to the timer's
+ * park checks, as one whose lease ran out is).
+ */
 static struct uwait *first_imminent(struct uport *u, u64 now)
 {
-	struct uwait *best = NULL;
-	u32 i;
+	u32 idx[UHEAP_FIRST_MAX], n, i;
+	struct uwait *best = NULL, *w;
 
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (w->kind == UW_WORD && imminent(u, w, now) &&
-		    (!best || uport_due_ns(w, u->wakelat_ns) <
-			      uport_due_ns(best, u->wakelat_ns)))
+	n = uheap_first(&u->heap[UH_SPIN], u, idx, UHEAP_FIRST_MAX);
+	for (i = 0; i < n && !best; i++) {
+		w = &u->slab[idx[i]];
+		if (!w->claimed)
 			best = w;
+	}
+	n = uheap_first(&u->heap[UH_EARLY], u, idx, UHEAP_FIRST_MAX);
+	for (i = 0; i < n; i++) {
+		w = &u->slab[idx[i]];
+		if (w->key[UH_EARLY] > now)
+			break;
+		if (w->claimed)
+			continue;
+		if (!best || w->key[UH_EARLY] < best->ws.next_ns)
+			best = w;
+		break;
 	}
 	return best;
 }
@@ -43,7 +48,6 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		u32 max, u64 lease_ns)
 {
 	struct uport *u = uport_of(port);
-	bool ended = false;
 	struct uwait *w;
 	u64 now, lease_end;
 	u32 n = 0;
@@ -58,10 +62,8 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		/* Its post-sleep check, now rather than at the sleep's end. */
 		if (w->ws.phase == GPUAR_WORD_SLEEP) {
 			w->reader_due = true;
-			if (uport_word_check(u, w, now)) {
-				ended = true;
+			if (uport_word_check(u, w, now))
 				continue;
-			}
 		}
 		/* The backstop still ends it: no lease runs past it. */
 		lease_end = now + lease_ns < w->ws.backstop_at_ns ?
@@ -69,6 +71,8 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		w->lease_end_ns = lease_end;
 		if (w->ws.next_ns < lease_end)
 			w->ws.next_ns = lease_end;
+		uport_wait_reindex(u, w);
+		uheap_set(&u->heap[UH_CLAIM], u, uwait_index(u, w), lease_end);
 		entries[n++] = (struct gpuar_claim_entry){
 			.user_data = w->user_data,
 			.addr = (u64)(uintptr_t)w->line->words,
@@ -78,10 +82,27 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 			.slot = (u32)(w->word - w->line->words),
 		};
 	}
-	if (ended)
-		uport_compact(u);
 	uport_arm_timer(u, false);
 	uport_sync_eventfd(u);
 	pthread_mutex_unlock(&u->lock);
 	return (int)n;
+}
+
+void uport_claims_moved(struct uport *u, u64 now)
+{
+	struct uheap *h = &u->heap[UH_CLAIM];
+	struct uwait *w;
+	u32 i;
+
+	/* A lease that ran out leaves its wait to the timer's park checks. */
+	while ((w = uheap_top(h, u)) && w->lease_end_ns <= now)
+		uheap_remove(h, u, uwait_index(u, w));
+	for (i = 0; i < h->n; i++) {
+		w = &u->slab[h->at[i]];
+		if (gpuar_word_load(w->word) == w->seen)
+			continue;
+		w->reader_due = true;
+		w->ws.next_ns = now;
+		uport_wait_reindex(u, w);
+	}
 }

@@ -30,29 +30,27 @@
 /*
  * Park a blocked reaper on the word of the flag wait due first with the
  * hardware word wait (umwait/mwaitx/wfet/wfe), bounded by that wait's
- * next check and the reaper's deadline, so the store wakes it without a
- * timer. The line is held busy meanwhile so no other thread can free it.
- * False where the CPU has no word wait, cannot keep the bound, or no flag
- * wait is parked.
+ * next check, the reaper's deadline and what is left of the call's spin
+ * budget (@budget_ns; the time parked is added to *@spun_ns): a parked
+ * CPU stays in C0 and counts as busy, so the park is a spin by another
+ * name and busy_read_us bounds both; past it the reaper sleeps on the fd.
+ * The store wakes it without a timer. The line is held busy meanwhile so
+ * no other thread can free it. False where the CPU has no word wait,
+ * cannot keep the bound, or no flag wait is parked.
  */
-static bool hw_park(struct uport *u, u64 deadline)
+static bool hw_park(struct uport *u, u64 deadline, u64 budget_ns,
+		    u64 *spun_ns)
 {
-	struct uwait *first = NULL;
+	struct uwait *first;
 	struct uline *line;
 	const uint64_t *word;
-	u64 until, bound, seen;
+	u64 until, bound, seen, seq, start;
 	bool waited;
-	u32 i;
 
 	if (!gpuar_hw_word_wait_kind())
 		return false;
 	pthread_mutex_lock(&u->lock);
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (w->kind == UW_WORD && (!first || w->ws.next_ns < first->ws.next_ns))
-			first = w;
-	}
+	first = uheap_top(&u->heap[UH_DUE], u);
 	if (!first || first->ws.phase != GPUAR_WORD_PARK ||
 	    first->ws.plan.park != GPUAR_PARK_FLAG) {
 		pthread_mutex_unlock(&u->lock);
@@ -61,11 +59,16 @@ static bool hw_park(struct uport *u, u64 deadline)
 	line = first->line;
 	line->pending++;
 	word = first->word;
+	seq = first->seq;
 	until = first->ws.next_ns < deadline ? first->ws.next_ns : deadline;
+	start = gpuar_now_ns();
+	if (gpuar_add_sat(start, budget_ns) < until)
+		until = start + budget_ns;
 	bound = first->ws.interval_ns;
 	seen = gpuar_word_load(word);
 	pthread_mutex_unlock(&u->lock);
 	waited = gpuar_hw_word_wait(word, seen, until, bound) == 0;
+	*spun_ns += gpuar_now_ns() - start;
 	pthread_mutex_lock(&u->lock);
 	line->pending--;
 	if (!waited) {
@@ -73,20 +76,27 @@ static bool hw_park(struct uport *u, u64 deadline)
 		pthread_mutex_unlock(&u->lock);
 		return false;
 	}
-	/* The word moved: check its waits now rather than at their next tick. */
-	if (gpuar_word_load(word) != seen) {
+	/*
+	 * The word moved: check the wait now rather than at its next tick
+	 * (if it is still the one parked on; other waits on the word keep
+	 * their own ticks, so this costs the same however many are pending).
+	 */
+	if (gpuar_word_load(word) != seen && first->seq == seq &&
+	    first->kind == UW_WORD) {
 		u64 now = gpuar_now_ns();
 
-		for (i = 0; i < u->npend; i++)
-			if (u->pend[i].kind == UW_WORD && u->pend[i].word == word &&
-			    u->pend[i].ws.next_ns > now)
-				u->pend[i].ws.next_ns = now;
+		if (first->ws.next_ns > now) {
+			first->ws.next_ns = now;
+			uport_wait_reindex(u, first);
+		}
 	}
 	pthread_mutex_unlock(&u->lock);
 	return true;
 }
 
 struct busy_target {
+	struct uwait *w;	/* the wait, while its seq is still this */
+	u64 seq;
 	struct uline *line;	/* held busy (pending) while we read */
 	const uint64_t *word;
 	u64 seen;
@@ -95,23 +105,21 @@ struct busy_target {
 };
 
 /*
- * Give the flag waits whose early wake is here (see uport_due_ns) their
+ * Give the flag waits whose early wake is here (see uport_early_key) their
  * post-sleep check now, by the reaper: LATE if the work is done, else
  * they park and become spin targets. Lock held; true when any was due.
  */
 static bool busy_early_checks(struct uport *u, u64 now)
 {
+	struct uwait *w;
 	bool any = false;
-	u32 i;
 
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (!uwait_busy_candidate(w) || w->ws.phase != GPUAR_WORD_SLEEP ||
-		    uport_due_ns(w, u->wakelat_ns) > now)
-			continue;
-		w->reader_due = true;
+	uport_early_refresh(u, now);
+	while ((w = uheap_top(&u->heap[UH_EARLY], u)) &&
+	       w->key[UH_EARLY] <= now) {
+		w->reader_due = true;	/* leaves UH_EARLY */
 		w->ws.next_ns = now;
+		uport_wait_reindex(u, w);
 		any = true;
 	}
 	if (any)
@@ -127,51 +135,53 @@ static void take_min(u64 *a, u64 b)
 
 /*
  * The spin targets: parked flag waits that slept, the GPUAR_BUSY_WAITS
- * due first. *@until becomes the earliest time the engine must run for
- * something the spin does not watch (the spin ends there): another wait's
- * check or early wake, a target's backstop. A target's own park checks
- * are not among them: the spin sees its word continuously, and a check
- * between rounds would leave the word unwatched for a few us every
- * park_us. *@fences: fence waits are pending. Lock held.
+ * due first (UH_SPIN). *@until becomes the earliest time the engine must
+ * run for something the spin does not watch (the spin ends there):
+ * another wait's check (UH_DUE's first that is no target) or early wake
+ * (UH_EARLY's first), a candidate left out, a target's backstop. A
+ * target's own park checks are not among them: the spin sees its word
+ * continuously, and a check between rounds would leave the word
+ * unwatched for a few us every park_us. *@fences: fence waits are
+ * pending. Lock held; the cost is the heaps' first few entries.
  */
 static u32 busy_collect(struct uport *u, struct busy_target *t, u64 *until,
 			bool *fences)
 {
-	u64 dropped = GPUAR_U64_MAX;	/* next check of a candidate left out */
-	u32 i, j, n = 0;
+	u32 spin[GPUAR_BUSY_WAITS + 1], due[GPUAR_BUSY_WAITS + 1];
+	struct uwait *early;
+	u32 i, j, n, k;
 
-	for (i = 0; i < u->npend; i++) {
-		struct uwait *w = &u->pend[i];
-
-		if (w->kind == UW_FENCE)
-			*fences = true;
-		if (w->kind != UW_WORD)
-			continue;
-		if (!uwait_busy_candidate(w) || w->ws.phase != GPUAR_WORD_PARK) {
-			take_min(until, uport_due_ns(w, u->wakelat_ns));
-			continue;
+	*fences = u->nfences > 0;
+	n = uheap_first(&u->heap[UH_SPIN], u, spin, GPUAR_BUSY_WAITS + 1);
+	if (n > GPUAR_BUSY_WAITS) {
+		take_min(until, u->slab[spin[GPUAR_BUSY_WAITS]].ws.next_ns);
+		n = GPUAR_BUSY_WAITS;
+	}
+	/* The targets are among UH_DUE's first n + 1: skip them. */
+	k = uheap_first(&u->heap[UH_DUE], u, due, n + 1);
+	for (i = 0; i < k; i++) {
+		for (j = 0; j < n && spin[j] != due[i]; j++)
+			;
+		if (j == n) {
+			take_min(until, u->slab[due[i]].ws.next_ns);
+			break;
 		}
-		/* Insertion by next check; the last falls off when full. */
-		if (n == GPUAR_BUSY_WAITS)
-			take_min(&dropped, w->ws.next_ns < t[n - 1].next_ns ?
-				 t[n - 1].next_ns : w->ws.next_ns);
-		for (j = n; j > 0 && t[j - 1].next_ns > w->ws.next_ns; j--)
-			if (j < GPUAR_BUSY_WAITS)
-				t[j] = t[j - 1];
-		if (j >= GPUAR_BUSY_WAITS)
-			continue;
-		t[j] = (struct busy_target){
+	}
+	early = uheap_top(&u->heap[UH_EARLY], u);
+	if (early)
+		take_min(until, early->key[UH_EARLY]);
+	for (i = 0; i < n; i++) {
+		struct uwait *w = &u->slab[spin[i]];
+
+		t[i] = (struct busy_target){
+			.w = w,
+			.seq = w->seq,
 			.line = w->line,
 			.word = w->word,
 			.seen = w->seen,
 			.next_ns = w->ws.next_ns,
 			.backstop_ns = w->ws.backstop_at_ns,
 		};
-		if (n < GPUAR_BUSY_WAITS)
-			n++;
-	}
-	take_min(until, dropped);
-	for (i = 0; i < n; i++) {
 		take_min(until, t[i].backstop_ns);
 		t[i].line->pending++;
 	}
@@ -242,7 +252,7 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
 	struct busy_target t[GPUAR_BUSY_WAITS];
 	u64 now, until = deadline, start;
 	bool fences = false, early;
-	u32 i, j, n, changes;
+	u32 i, n, changes;
 
 	pthread_mutex_lock(&u->lock);
 	early = busy_early_checks(u, gpuar_now_ns());
@@ -269,18 +279,14 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
 		bool moved = gpuar_word_load(t[i].word) != t[i].seen;
 
 		t[i].line->pending--;
-		if (!moved)
+		/* The word moved: the target, if still parked, is checked now. */
+		if (!moved || t[i].w->seq != t[i].seq ||
+		    t[i].w->kind != UW_WORD ||
+		    t[i].w->ws.phase != GPUAR_WORD_PARK)
 			continue;
-		/* The word moved: its parked waits are checked now. */
-		for (j = 0; j < u->npend; j++) {
-			struct uwait *w = &u->pend[j];
-
-			if (w->kind == UW_WORD && w->word == t[i].word &&
-			    w->ws.phase == GPUAR_WORD_PARK) {
-				w->reader_due = true;
-				w->ws.next_ns = now;
-			}
-		}
+		t[i].w->reader_due = true;
+		t[i].w->ws.next_ns = now;
+		uport_wait_reindex(u, t[i].w);
 	}
 	uport_run_locked(u, false, true);
 	n = uport_pop(u, records, max);
@@ -291,9 +297,9 @@ static int busy_read(struct uport *u, u64 deadline, u64 budget_ns,
 /*
  * Sleep on the epoll fd until the next check, a fence or a record. With
  * spin budget left the reaper counts as a busy sleeper: the timer is
- * armed the wake-up latency before a flag wait's sleep ends (uport_due_ns).
+ * armed the wake-up latency before a flag wait's sleep ends (uport_early_key).
  */
-static int reap_sleep(struct uport *u, u64 deadline, bool busy)
+static int reap_sleep(struct uport *u, u64 deadline, bool busy, int intr_fd)
 {
 	int ret;
 
@@ -303,7 +309,7 @@ static int reap_sleep(struct uport *u, u64 deadline, bool busy)
 		uport_arm_timer(u, false);
 		pthread_mutex_unlock(&u->lock);
 	}
-	ret = gpuar_fd_wait_readable(u->epfd, deadline);
+	ret = gpuar_fd_wait_interruptible(u->epfd, intr_fd, deadline);
 	if (busy) {
 		/*
 		 * The engine's next run re-arms the timer: a re-arm now would
@@ -319,19 +325,21 @@ static int reap_sleep(struct uport *u, u64 deadline, bool busy)
 }
 
 int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
-		  u32 max, int64_t timeout_ns)
+	       u32 max, int64_t timeout_ns, int intr_fd)
 {
 	struct uport *u = uport_of(port);
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	u64 spun = 0;
-	bool last = false, woken = true;
+	bool last = false, woken = false;
 	int ret;
 	u32 n;
 
 	/*
-	 * @woken: this pass may follow a wake by the fd (the caller's loop,
-	 * or our own sleep), not a spin or park that ran up to the check.
+	 * @woken: this pass follows our own sleep on the fd, so how late it
+	 * runs after the timer is a wake-up latency sample. The first pass is
+	 * none: a caller that reaps late (a busy event loop, a non-blocking
+	 * reap) would count its own lateness, which would make blocked
+	 * reapers wake, and spin, earlier than they need.
 	 */
 	for (;;) {
 		pthread_mutex_lock(&u->lock);
@@ -345,15 +353,20 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 			return -EAGAIN;
 		if (last)
 			return -ETIME;
+		/* A park or spin is short: an interrupt is seen between them. */
+		if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
+			return -EINTR;
 		if (u->watcher) {
 			/* The watcher runs the engine: wait for a record. */
-			ret = gpuar_fd_wait_readable(u->evfd, deadline);
+			ret = gpuar_fd_wait_interruptible(u->evfd, intr_fd,
+							  deadline);
 			if (ret < 0)
 				return ret;
-			last = ret == 0;
+			last = ret == 0 || gpuar_now_ns() >= deadline;
 			continue;
 		}
-		if (hw_park(u, deadline)) {
+		if (spun < u->busy_budget_ns &&
+		    hw_park(u, deadline, u->busy_budget_ns - spun, &spun)) {
 			last = gpuar_now_ns() >= deadline;
 			continue;
 		}
@@ -367,10 +380,14 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 				continue;
 			}
 		}
-		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns);
+		ret = reap_sleep(u, deadline, spun < u->busy_budget_ns, intr_fd);
 		if (ret < 0)
 			return ret;
-		last = ret == 0;
+		/*
+		 * The fd may stay readable without ever yielding a record (a
+		 * timer always due): the deadline is the clock's, not poll's.
+		 */
+		last = ret == 0 || gpuar_now_ns() >= deadline;
 		woken = true;
 	}
 }

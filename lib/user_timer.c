@@ -13,28 +13,12 @@
 #define WAKELAT_MAX_NS (GPUAR_DEFAULT_WAKELAT_MAX_US * GPUAR_NSEC_PER_USEC)
 
 /*
- * When the engine must next look at @w. With @wakelat (a reaper asleep
- * with spin budget left, one about to spin, or an imminent port) a flag
- * wait still in its estimator sleep is due at its early wake
- * (gpuar_word_early_ns, counted from the wait's start as the module's):
- * the timerfd wake runs late by about the port's wake-up latency, and the
- * reaper (or the claimer) should be watching the word by the time the
- * sleep ends, not start then.
- */
-u64 uport_due_ns(const struct uwait *w, u64 wakelat)
-{
-	u64 early;
-
-	if (!wakelat || w->ws.phase != GPUAR_WORD_SLEEP ||
-	    !uwait_busy_candidate(w))
-		return w->ws.next_ns;
-	early = gpuar_word_early_ns(&w->ws, wakelat);
-	/* A backstop that cuts the sleep short comes first. */
-	return early < w->ws.next_ns ? early : w->ws.next_ns;
-}
-
-/*
- * Arm the timerfd at the next time the engine must run. @lazy: keep an
+ * Arm the timerfd at the next time the engine must run: the first word
+ * check due (UH_DUE) or, while a reaper sleeps with spin budget left, the
+ * first early wake (UH_EARLY), and on an imminent port always: the
+ * timerfd wake runs late by about the port's wake-up latency, and that
+ * reaper (or the claimer) should be watching the word by the time a flag
+ * wait's sleep ends, not start then. @lazy: keep an
  * expiry that is earlier (or one armed with nothing left to check, or one
  * already past and left undrained), which costs at most a spurious
  * readiness, so that a reaper on its way back with a record makes no
@@ -43,17 +27,15 @@ u64 uport_due_ns(const struct uwait *w, u64 wakelat)
 void uport_arm_timer(struct uport *u, bool lazy)
 {
 	struct itimerspec its = { 0 };
-	u64 next = GPUAR_U64_MAX, due;
-	/* An imminent port wakes its loop early, as a busy sleeper. */
-	u64 wakelat = u->busy_sleepers || u->imminent ? u->wakelat_ns : 0;
-	u32 i;
+	struct uwait *first = uheap_top(&u->heap[UH_DUE], u);
+	u64 next = first ? first->ws.next_ns : GPUAR_U64_MAX;
 
-	for (i = 0; i < u->npend; i++) {
-		if (u->pend[i].kind != UW_WORD)
-			continue;
-		due = uport_due_ns(&u->pend[i], wakelat);
-		if (due < next)
-			next = due;
+	/* An imminent port wakes its loop early, as a busy sleeper. */
+	if ((u->busy_sleepers || u->imminent) && u->wakelat_ns) {
+		uport_early_refresh(u, gpuar_now_ns());
+		first = uheap_top(&u->heap[UH_EARLY], u);
+		if (first && first->key[UH_EARLY] < next)
+			next = first->key[UH_EARLY];
 	}
 	if (lazy && u->armed_ns && u->armed_ns <= next)
 		return;

@@ -22,7 +22,7 @@ static void *watcher_main(void *arg)
 	while (!stop) {
 		n = epoll_wait(u->epfd, evs, 8, -1);
 		for (i = 0; i < n; i++)
-			stop |= evs[i].data.fd == u->stopfd;
+			stop |= evs[i].data.ptr == &u->stopfd;
 		if (n < 0 && errno != EINTR)
 			break;
 		pthread_mutex_lock(&u->lock);
@@ -42,11 +42,11 @@ int uport_watcher_start(struct uport *u)
 	int err;
 
 	u->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ev.data.fd = u->stopfd;
+	ev.data.ptr = &u->stopfd;
 	if (u->stopfd < 0 ||
 	    epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->stopfd, &ev) < 0)
 		return -errno;
-	err = pthread_create(&u->thread, NULL, watcher_main, u);
+	err = gpuar_thread_start(&u->thread, watcher_main, u);
 	if (err)
 		return -err;
 	u->watcher = true;

@@ -22,6 +22,7 @@ struct gpuar_waiter {
 	struct gpuar_est_table tab;
 	struct gpuar_est_entry *slots;
 	struct gpuar_waiter_stats st;
+	int intr_fd;		/* gpuar_waiter_set_interrupt()'s, or -1 */
 };
 
 GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
@@ -53,6 +54,7 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->intr_fd = -1;
 	w->slots = calloc(cap, sizeof(*w->slots));
 	if (!w->slots) {
 		free(w);
@@ -185,6 +187,21 @@ static int park(struct gpuar_waiter *w, const struct gpuar_src *src,
 	return 0;
 }
 
+GPUAR_EXPORT void gpuar_waiter_set_interrupt(struct gpuar_waiter *w,
+					     const struct gpuar_interrupt *intr)
+{
+	if (w)
+		__atomic_store_n(&w->intr_fd, gpuar_interrupt_fd_of(intr),
+				 __ATOMIC_RELEASE);
+}
+
+/* The interrupt's fd if it is set now, else -1; *@fd: the fd to sleep on. */
+static bool wait_interrupted(struct gpuar_waiter *w, int *fd)
+{
+	*fd = __atomic_load_n(&w->intr_fd, __ATOMIC_ACQUIRE);
+	return *fd >= 0 && gpuar_interrupt_fd_set(*fd);
+}
+
 GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			    const struct gpuar_src *src,
 			    const struct gpuar_plan *plan, uint64_t point,
@@ -265,9 +282,14 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			return source_error(w, rec, r, "arm", diag);
 	}
 	while (!done) {
+		int intr_fd;
+
+		if (wait_interrupted(w, &intr_fd))
+			return gpuar_diag_sys(diag, "gpuar_wait (interrupted)",
+					      EINTR);
 		if (ws.phase == GPUAR_WORD_SLEEP) {
 			count(w, &w->st.sleeps);
-			c->ops->sleep_until(c->ctx, ws.next_ns);
+			gpuar_sleep_interruptible(c, ws.next_ns, intr_fd);
 		} else if (plan->park == GPUAR_PARK_FLAG) {
 			backstop = gpuar_word_backstop_ns(plan, &cfg);
 			if (!next_status)

@@ -291,7 +291,7 @@ GPUAR_EXPORT int gpuar_cuda_open(struct gpuar_cuda **out, int ordinal,
 
 	gv_diag_clear(diag);
 	if (!out)
-		return -EINVAL;
+		return gv_refuse(diag, "backend");
 	cu = calloc(1, sizeof(*cu));
 	if (!cu)
 		return -ENOMEM;
@@ -366,7 +366,7 @@ GPUAR_EXPORT int gpuar_cuda_line_alloc(struct gpuar_cuda *cu, struct gpuar_port 
 				       struct gpuar_error *diag)
 {
 	if (!cu)
-		return -EINVAL;
+		return gv_refuse(diag, "backend");
 	return gv_line_alloc(&cu->gv, port, line, diag);
 }
 
@@ -378,7 +378,7 @@ static bool gcu_line_ours(const struct gpuar_vendor_line *line)
 #define GCU_LINE_CHECK(line)                  \
 	do {                                  \
 		if (!gcu_line_ours(line))     \
-			return -EINVAL;       \
+			return gv_refuse(diag, "line"); \
 	} while (0)
 
 GPUAR_EXPORT int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
@@ -412,7 +412,7 @@ GPUAR_EXPORT int gpuar_cuda_reap(struct gpuar_cuda *cu, struct gpuar_port *port,
 				 int64_t timeout_ns, struct gpuar_error *diag)
 {
 	if (!cu)
-		return -EINVAL;
+		return gv_refuse(diag, "backend");
 	return gv_reap(&cu->gv, port, out, max, timeout_ns, diag);
 }
 
@@ -439,7 +439,7 @@ GPUAR_EXPORT int gpuar_cuda_wait(struct gpuar_waiter *waiter,
 				 struct gpuar_error *diag)
 {
 	if (!src || !gcu_line_ours(src->line))
-		return -EINVAL;
+		return gv_refuse(diag, "source");
 	return gv_wait(waiter, src, plan, point, user_data, rec, diag);
 }
 

@@ -83,20 +83,21 @@ GPUAR_EXPORT int gpuar_drm_point_wait_available(int drm_fd, uint32_t handle,
 						uint64_t point,
 						int64_t timeout_ns)
 {
-	u64 deadline = timeout_ns < 0 ? GPUAR_U64_MAX :
-		       gpuar_now_ns() + (u64)timeout_ns;
+	u64 deadline = gpuar_deadline_in(timeout_ns);
 	uint32_t first;
 	int efd, ret;
 
 	ret = gpuar_drm_point_available_fd(drm_fd, handle, point, &efd);
 	if (ret == 0) {
-		struct pollfd pfd = { .fd = efd, .events = POLLIN };
-		int ms = timeout_ns < 0 ? -1 : (int)((u64)timeout_ns / 1000000ULL);
-
+		/*
+		 * To the deadline in ns, so a timeout under a millisecond is
+		 * waited, not rounded to "now"; a signal resumes the wait to
+		 * the same deadline rather than restart it.
+		 */
 		do {
-			ret = poll(&pfd, 1, ms);
-		} while (ret < 0 && errno == EINTR);
-		ret = ret < 0 ? -errno : ret == 0 ? -ETIME : 0;
+			ret = gpuar_fd_wait_readable(efd, deadline);
+		} while (ret == -EINTR);
+		ret = ret < 0 ? ret : ret == 0 ? -ETIME : 0;
 		close(efd);
 		return ret;
 	}

@@ -261,7 +261,7 @@ GPUAR_EXPORT int gpuar_hip_open(struct gpuar_hip **out, int ordinal,
 
 	gv_diag_clear(diag);
 	if (!out)
-		return -EINVAL;
+		return gv_refuse(diag, "backend");
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -320,7 +320,7 @@ GPUAR_EXPORT int gpuar_hip_line_alloc(struct gpuar_hip *h, struct gpuar_port *po
 				      struct gpuar_error *diag)
 {
 	if (!h)
-		return -EINVAL;
+		return gv_refuse(diag, "backend");
 	return gv_line_alloc(&h->gv, port, line, diag);
 }
 
@@ -332,7 +332,7 @@ static bool ghip_line_ours(const struct gpuar_vendor_line *line)
 #define GHIP_LINE_CHECK(line)                 \
 	do {                                  \
 		if (!ghip_line_ours(line))    \
-			return -EINVAL;       \
+			return gv_refuse(diag, "line"); \
 	} while (0)
 
 GPUAR_EXPORT int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
@@ -366,7 +366,7 @@ GPUAR_EXPORT int gpuar_hip_reap(struct gpuar_hip *h, struct gpuar_port *port,
 				int64_t timeout_ns, struct gpuar_error *diag)
 {
 	if (!h)
-		return -EINVAL;
+		return gv_refuse(diag, "backend");
 	return gv_reap(&h->gv, port, out, max, timeout_ns, diag);
 }
 
@@ -410,6 +410,6 @@ GPUAR_EXPORT int gpuar_hip_wait(struct gpuar_waiter *waiter,
 				struct gpuar_error *diag)
 {
 	if (!src || !ghip_line_ours(src->line))
-		return -EINVAL;
+		return gv_refuse(diag, "source");
 	return gv_wait(waiter, src, plan, point, user_data, rec, diag);
 }

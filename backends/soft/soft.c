@@ -3,7 +3,10 @@
  * The soft backend: a CPU thread that stores values into words at given
  * times, like a device behind its work: it sleeps (slack-free) until just
  * before a store is due, spins the last stretch, then stores with release
- * semantics and notes the time.
+ * semantics and notes the time. Pending stores wait in a min-heap by
+ * time (then scheduling order); made ones leave it for a bounded history
+ * of their times, so a long-lived producer costs O(log n) a store and
+ * bounded memory.
  */
 #include "internal.h"
 
@@ -15,35 +18,74 @@
 /* Sleep until this long before a store, then spin (wake-up jitter). */
 #define SOFT_SPIN_NS 50000ULL
 
+/* Made stores whose time gpuar_soft_stored_at() still knows. */
+#define SOFT_HISTORY 4096
+
 struct soft_store {
 	u64 at;
+	u64 seq;		/* scheduling order: stores due together */
 	uint64_t *word;
 	u64 value;
-	u64 stored_at;		/* 0 until made */
+};
+
+struct soft_made {
+	const uint64_t *word;
+	u64 value;
+	u64 stored_at;
 };
 
 struct gpuar_soft_producer {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;	/* a store was scheduled, made, or stop */
-	struct soft_store *stores;
+	struct soft_store *heap;	/* pending, a min-heap by (at, seq) */
 	u32 len, cap;
+	u64 seq;
+	struct soft_made *history;	/* ring of the last SOFT_HISTORY made */
+	u32 hist_head, hist_len;
 	u64 made;
 	int fail_error;
 	u64 fail_at;
 	bool stop;
 };
 
+static bool store_before(const struct soft_store *a, const struct soft_store *b)
+{
+	return a->at != b->at ? a->at < b->at : a->seq < b->seq;
+}
+
+static void heap_push(struct gpuar_soft_producer *p, struct soft_store s)
+{
+	u32 i = p->len++;
+
+	while (i && store_before(&s, &p->heap[(i - 1) / 2])) {
+		p->heap[i] = p->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	p->heap[i] = s;
+}
+
+static void heap_pop(struct gpuar_soft_producer *p)
+{
+	struct soft_store last = p->heap[--p->len];
+	u32 i = 0, c;
+
+	while ((c = 2 * i + 1) < p->len) {
+		if (c + 1 < p->len && store_before(&p->heap[c + 1], &p->heap[c]))
+			c++;
+		if (!store_before(&p->heap[c], &last))
+			break;
+		p->heap[i] = p->heap[c];
+		i = c;
+	}
+	if (p->len)
+		p->heap[i] = last;
+}
+
 /* The pending store due first (stable for equal times); NULL if none. */
 static struct soft_store *next_store(struct gpuar_soft_producer *p)
 {
-	struct soft_store *best = NULL;
-	u32 i;
-
-	for (i = 0; i < p->len; i++)
-		if (!p->stores[i].stored_at && (!best || p->stores[i].at < best->at))
-			best = &p->stores[i];
-	return best;
+	return p->len ? &p->heap[0] : NULL;
 }
 
 static void timespec_at(struct timespec *ts, u64 ns)
@@ -81,8 +123,15 @@ static void *producer_main(void *arg)
 		if (!s || s->at > gpuar_now_ns())
 			continue;
 		/* Timed before the store: whoever sees the value saw it after. */
-		s->stored_at = gpuar_now_ns();
+		p->history[p->hist_head] = (struct soft_made){
+			.word = s->word, .value = s->value,
+			.stored_at = gpuar_now_ns(),
+		};
+		p->hist_head = (p->hist_head + 1) % SOFT_HISTORY;
+		if (p->hist_len < SOFT_HISTORY)
+			p->hist_len++;
 		__atomic_store_n(s->word, s->value, __ATOMIC_RELEASE);
+		heap_pop(p);
 		p->made++;
 		pthread_cond_broadcast(&p->changed);
 	}
@@ -102,15 +151,21 @@ GPUAR_EXPORT int gpuar_soft_producer_new(struct gpuar_soft_producer **out)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->history = calloc(SOFT_HISTORY, sizeof(*p->history));
+	if (!p->history) {
+		free(p);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->changed, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = pthread_create(&p->thread, NULL, producer_main, p);
+	ret = gpuar_thread_start(&p->thread, producer_main, p);
 	if (ret) {
 		pthread_cond_destroy(&p->changed);
 		pthread_mutex_destroy(&p->lock);
+		free(p->history);
 		free(p);
 		return -ret;
 	}
@@ -129,7 +184,8 @@ GPUAR_EXPORT void gpuar_soft_producer_free(struct gpuar_soft_producer *p)
 	pthread_join(p->thread, NULL);
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);
-	free(p->stores);
+	free(p->heap);
+	free(p->history);
 	free(p);
 }
 
@@ -144,18 +200,18 @@ GPUAR_EXPORT int gpuar_soft_store_at(struct gpuar_soft_producer *p,
 	pthread_mutex_lock(&p->lock);
 	if (p->len == p->cap) {
 		u32 cap = p->cap ? p->cap * 2 : 16;
-		struct soft_store *n = realloc(p->stores, cap * sizeof(*n));
+		struct soft_store *n = realloc(p->heap, cap * sizeof(*n));
 
 		if (!n) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		p->stores = n;
+		p->heap = n;
 		p->cap = cap;
 	}
-	p->stores[p->len++] = (struct soft_store){
-		.at = at_ns, .word = word, .value = value,
-	};
+	heap_push(p, (struct soft_store){
+		.at = at_ns, .seq = p->seq++, .word = word, .value = value,
+	});
 	pthread_cond_broadcast(&p->changed);
 out:
 	pthread_mutex_unlock(&p->lock);
@@ -195,10 +251,14 @@ GPUAR_EXPORT uint64_t gpuar_soft_stored_at(struct gpuar_soft_producer *p,
 	u32 i;
 
 	pthread_mutex_lock(&p->lock);
-	for (i = 0; i < p->len; i++)
-		if (p->stores[i].word == word && p->stores[i].value == value &&
-		    p->stores[i].stored_at)
-			t = p->stores[i].stored_at;
+	/* The newest first: a value stored twice gives its latest time. */
+	for (i = 1; i <= p->hist_len && !t; i++) {
+		const struct soft_made *m =
+			&p->history[(p->hist_head + SOFT_HISTORY - i) % SOFT_HISTORY];
+
+		if (m->word == word && m->value == value)
+			t = m->stored_at;
+	}
 	pthread_mutex_unlock(&p->lock);
 	return t;
 }

@@ -190,6 +190,13 @@ int gv_vendor_fail(struct gv_backend *b, struct gpuar_error *diag,
 void gv_diag_clear(struct gpuar_error *diag);
 
 /*
+ * An argument refused before any backend work: -EINVAL with
+ * GPUAR_E_INVALID_ARGUMENT naming @what, so *@diag never keeps a stale
+ * code from an earlier call.
+ */
+int gv_refuse(struct gpuar_error *diag, const char *what);
+
+/*
  * The vendor's per-thread capture-mode exchange (both vendors take the
  * mode by pointer and return a status), and its relaxed mode.
  */

@@ -17,6 +17,13 @@ void gv_diag_clear(struct gpuar_error *diag)
 	}
 }
 
+int gv_refuse(struct gpuar_error *diag, const char *what)
+{
+	const char *args[2] = { what, "NULL or not this backend's" };
+
+	return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+}
+
 static int gv_fill(struct gv_backend *b, struct gpuar_error *diag, int err,
 		   unsigned int status, const char *detail)
 {

@@ -200,7 +200,8 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 			       "line has %d awaits not yet reaped; reap them first",
 			       rc);
 
-	deadline = gv_now() + timeout_ns;
+	/* UINT64_MAX is forever: a sum that would wrap saturates. */
+	deadline = gpuar_add_sat(gv_now(), timeout_ns);
 	while ((settled = gv_line_settled(l, &bad, &what)) == 0) {
 		struct timespec ts = { 0, (long)GV_SETTLE_POLL_NS };
 
@@ -231,7 +232,16 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 		return rc;
 	}
 	b->ops->line_release(b);
-	rc = gpuar_line_free(l->port, l->line);
+	/*
+	 * A reaper spinning or parked on the line's words holds it busy for a
+	 * moment: wait that out (to the same deadline) rather than leak.
+	 */
+	while ((rc = gpuar_line_free(l->port, l->line)) == -EBUSY &&
+	       gv_now() < deadline) {
+		struct timespec ts = { 0, (long)GV_SETTLE_POLL_NS };
+
+		nanosleep(&ts, NULL);
+	}
 	if (rc) {
 		/* The port still has waits on it: the page stays mapped, but it
 		 * is no longer the device's. */

@@ -135,9 +135,13 @@ struct gpuar_exec_stats {
 
 /*
  * A new executor of @opts->kind (resolve it first with
- * gpuar_exec_resolve). GPUAR_EXEC_IO_URING sets up an io_uring whose
- * IORING_OP_TIMEOUT (absolute, ns) does the idle sleeps, unless a clock is
- * given. Errors: -EINVAL (kind, options), -E2BIG (options), each with
+ * gpuar_exec_resolve). GPUAR_EXEC_IO_URING sets up an io_uring (unless a
+ * clock is given) through which it idles: a sleep is an IORING_OP_TIMEOUT
+ * (absolute, ns), and a park one submit-and-wait on an IORING_OP_POLL_ADD
+ * for every fd its tasks wait on (fences, ports) with that TIMEOUT for the
+ * earliest deadline, bounded by park_bound_ns only while a task waits on
+ * a word (up to 47 fds; beyond, or if the ring refuses, it parks as
+ * gpu-reactor does). Errors: -EINVAL (kind, options), -E2BIG (options), each with
  * GPUAR_E_INVALID_ARGUMENT in *@diag; -ENOMEM, io_uring setup errors.
  * The executor belongs to one thread.
  */
@@ -164,6 +168,20 @@ int gpuar_exec_spawn(struct gpuar_exec *exec, gpuar_task_fn fn, void *arg,
  * came from a source check). Unfinished tasks stay for a next run.
  */
 int gpuar_exec_run(struct gpuar_exec *exec, struct gpuar_error *diag);
+
+struct gpuar_interrupt;	/* <gpuar/gpuar.h> */
+
+/*
+ * Make gpuar_exec_run() return -EINTR (GPUAR_E_SYSTEM in *diag, tasks
+ * kept for a next run) while @intr (<gpuar/gpuar.h>; NULL: none) is set:
+ * checked between steps, and an idle executor wakes for it at once (its
+ * sleeps and, on the io-uring kind, its parks wait on the interrupt's fd
+ * too; other parks are bounded by park_bound_ns; a clock of the caller's
+ * is looked at every 10 ms). Keep @intr
+ * alive while set.
+ */
+void gpuar_exec_set_interrupt(struct gpuar_exec *exec,
+			      const struct gpuar_interrupt *intr);
 
 void gpuar_exec_stats(const struct gpuar_exec *exec,
 		      struct gpuar_exec_stats *stats);

@@ -23,7 +23,26 @@
  * threads at once (it has its own lock); waiters are safe for concurrent
  * gpuar_wait() calls; an executor belongs to the thread that runs it.
  *
- * Times are CLOCK_MONOTONIC nanoseconds unless said otherwise.
+ * Times are CLOCK_MONOTONIC nanoseconds unless said otherwise. A timeout
+ * or deadline that is negative (int64_t) or UINT64_MAX (uint64_t) means
+ * forever; a sum past the clock's range saturates to forever.
+ *
+ * Threads the library starts (a GPUAR_PORT_WATCHER port's, a soft
+ * producer's) block every signal, so process signals go to the caller's
+ * threads. Nothing in the library is async-signal-safe. A blocking
+ * gpuar_reap() returns -EINTR when a signal interrupts it.
+ *
+ * Fork. Every fd the library makes is close-on-exec (a child that execs
+ * holds none; see GPUAR_PORT_INHERIT). A child that does not exec shares
+ * the parent's open files, so the library keeps it away from them: in
+ * the child, every call on a port or io_uring host opened before the
+ * fork fails with -EPERM and changes nothing, line
+ * pages are not mapped at all (MADV_DONTFORK: the device keeps writing
+ * the parent's page), and gpuar_port_close() only frees the child's
+ * copies of the port's memory and fds: the parent's waits, records,
+ * lines and watcher thread are untouched whatever the child does. A
+ * child opens its own ports. (The CUDA and HIP drivers are not usable
+ * in a forked child either.)
  */
 #ifndef GPUAR_GPUAR_H
 #define GPUAR_GPUAR_H
@@ -139,9 +158,16 @@ enum gpuar_engine {
  * gpuar_port_options.flags: GPUAR_PORT_CLOEXEC and GPUAR_PORT_NONBLOCK from
  * <linux/gpuar.h> (the port fd's O_CLOEXEC and O_NONBLOCK; NONBLOCK only
  * matters to whoever read(2)s a kernel port directly: gpuar_reap waits in
- * poll and never blocks past its timeout), and:
+ * poll and never blocks past its timeout), and the ones below.
+ *
+ * Every fd the library makes is close-on-exec, as liburing's and libdrm's
+ * are: a program that opens a port and starts a child (fork and exec,
+ * Python's subprocess) leaves the child no gpuar fd, so closing the port
+ * in the parent cancels its waits and unpins its lines. CLOEXEC is
+ * therefore the default and may be left out; GPUAR_PORT_INHERIT keeps the
+ * port fd (only that one) open across exec instead.
  */
-#define GPUAR_PORT_STRICT (1U << 16)	/* refuse instead of falling back */
+#define GPUAR_PORT_STRICT (1U << 16)	/* AUTO: refuse instead of falling back */
 /*
  * User engine: run the engine on a watcher thread, so the port fd is
  * readable exactly while a record is queued (no spurious readiness, no
@@ -150,6 +176,8 @@ enum gpuar_engine {
  * exact already.
  */
 #define GPUAR_PORT_WATCHER (1U << 17)
+/* The port fd survives exec (not with GPUAR_PORT_CLOEXEC: -EINVAL). */
+#define GPUAR_PORT_INHERIT (1U << 18)
 /*
  * GPUAR_PORT_IMMINENT (from <linux/gpuar.h>): imminent readiness, for
  * programs that wait in epoll, poll, libuv or io_uring and want a GPU
@@ -189,18 +217,25 @@ struct gpuar_port_options {
 	uint32_t size;			/* 0 or sizeof(struct gpuar_port_options) */
 	uint32_t engine;		/* enum gpuar_engine */
 	uint32_t flags;			/* GPUAR_PORT_* */
-	uint32_t max_waits;		/* pending + unread waits (4096) */
+	/*
+	 * Every number below is 0 (the default) or within the bounds the
+	 * module puts on its parameter of the same name (given with each);
+	 * outside them the open is -EINVAL with
+	 * GPUAR_E_INVALID_ARGUMENT naming the option.
+	 */
+	uint32_t max_waits;		/* pending + unread waits (4096; 1..1M) */
 	const char *device_path;	/* NULL: GPUAR_DEVICE_PATH */
 	/*
 	 * User engine only, defaults (0) as the module's parameters of the
 	 * same names: the module's are set when it is loaded.
 	 */
-	uint64_t poll_interval_ns;	/* check interval of "poll" plans (50 us) */
+	uint64_t poll_interval_ns;	/* check interval of "poll" plans
+					 * (50 us; 1 us..10 ms) */
 	uint64_t poll_backstop_ns;	/* backstop of poll plans and flag plans
-					 * with backstop_us=0 (1 s) */
+					 * with backstop_us=0 (1 s; 1 us..1 s) */
 	/* Limits, user engine only, as the module's parameters too. */
-	uint32_t max_lines;		/* (64) */
-	uint32_t max_points;		/* estimator points (64) */
+	uint32_t max_lines;		/* (64; 1..65536) */
+	uint32_t max_points;		/* estimator points (64; 1..4096) */
 	/*
 	 * Busy-read (user engine; the kernel engine's budget is the module's
 	 * busy_read_us parameter): the most time one blocking gpuar_reap()
@@ -235,10 +270,11 @@ struct gpuar_line;
  * Engine choice: KERNEL opens @device_path; USER builds a user engine port;
  * AUTO tries the kernel and falls back to the user engine with the warning
  * GPUAR_W_ENGINE_FALLBACK in *@diag (return 0). With GPUAR_PORT_STRICT an
- * AUTO request whose kernel engine is missing is refused, as is a KERNEL
- * request whose device is missing: the open's negated errno (-ENOENT for a
- * missing device node) with GPUAR_E_ENGINE_UNAVAILABLE. A KERNEL request without STRICT also falls
- * back, with the warning. gpuar_port_engine() reports what runs.
+ * AUTO request whose kernel engine is missing is refused; a KERNEL request
+ * whose device is missing is always refused (an explicit engine is
+ * honoured or refused, never swapped): the open's negated errno (-ENOENT
+ * for a missing device node) with GPUAR_E_ENGINE_UNAVAILABLE.
+ * gpuar_port_engine() reports what runs.
  *
  * Errors: -EINVAL (unknown engine or flag bits), -ENODEV/-EACCES/... (kernel
  * engine unavailable), -ENOMEM, -EMFILE. Thread-safe.
@@ -413,8 +449,10 @@ int gpuar_port_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
  * the port's busy_read_us (struct gpuar_port_options) in all and then
  * sleeps until the next check. The checks the caller makes this way are
  * counted in gpuar_port_stats' busy_read_checks. A port with a watcher
- * thread, or on a CPU with a hardware word wait (then the caller parks in
- * that), does not spin. The kernel engine blocks in the module's read()
+ * thread does not spin; on a CPU with a hardware word wait (umwait,
+ * mwaitx) the caller parks in that instead, within the same busy_read_us
+ * budget (a parked CPU stays busy to the OS), and then sleeps on the fd.
+ * The kernel engine blocks in the module's read()
  * for an infinite timeout and in its GPUAR_IOC_WAIT_READY for a finite
  * one (a module without GPUAR_FEATURE_WAIT_READY: in poll, with no
  * busy-read), both of which busy-read the same way. On a port with
@@ -424,6 +462,40 @@ int gpuar_port_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
  */
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
 	       uint32_t max, int64_t timeout_ns);
+
+/* -------------------------------------------------------- interrupts */
+
+/*
+ * An interrupt ends blocking waits on request: a binding's Ctrl-C, a
+ * shutdown. It is an eventfd: gpuar_interrupt_trigger() sets it (from
+ * any thread, or a signal handler: it is one write(2), async-signal-
+ * safe), and every wait given it returns -EINTR at once while it is set,
+ * or as soon as it is set while waiting, until gpuar_interrupt_reset().
+ * Its fd (gpuar_interrupt_fd(), close-on-exec, owned by the interrupt) is
+ * readable while it is set, for the caller's own event loop.
+ * new: 0 or -ENOMEM, eventfd's errno; trigger: 0, -EINVAL.
+ * All thread-safe.
+ */
+struct gpuar_interrupt;
+
+int gpuar_interrupt_new(struct gpuar_interrupt **intr);
+void gpuar_interrupt_free(struct gpuar_interrupt *intr);
+int gpuar_interrupt_trigger(struct gpuar_interrupt *intr);
+void gpuar_interrupt_reset(struct gpuar_interrupt *intr);
+bool gpuar_interrupt_triggered(const struct gpuar_interrupt *intr);
+int gpuar_interrupt_fd(const struct gpuar_interrupt *intr);
+
+/*
+ * gpuar_reap() that also returns -EINTR while @intr (NULL: none) is set,
+ * on entry or while it waits (both engines: the wait polls the
+ * interrupt's fd beside the port's). A user-engine reaper's hardware
+ * park and busy-read spin are short (a check interval, busy_read_us) and
+ * the interrupt is seen between them.
+ */
+int gpuar_reap_interruptible(struct gpuar_port *port,
+			     struct gpuar_record *records, uint32_t max,
+			     int64_t timeout_ns,
+			     const struct gpuar_interrupt *intr);
 
 /*
  * Port and per-point statistics (struct gpuar_port_stats and

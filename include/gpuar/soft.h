@@ -52,7 +52,8 @@ uint64_t gpuar_soft_stores(struct gpuar_soft_producer *producer);
 /*
  * The time the store of @value into @word was made (read just before the
  * store, so whoever saw the value saw it at or after this time), or 0 if
- * it was not (yet). Thread-safe.
+ * it was not (yet), or is not among the last 4096 stores made (the
+ * producer keeps a bounded history). Thread-safe.
  */
 uint64_t gpuar_soft_stored_at(struct gpuar_soft_producer *producer,
 			      const uint64_t *word, uint64_t value);

@@ -86,6 +86,19 @@ int gpuar_wait(struct gpuar_waiter *waiter, const struct gpuar_src *src,
 	       uint64_t user_data, struct gpuar_record *rec,
 	       struct gpuar_error *diag);
 
+struct gpuar_interrupt;	/* <gpuar/gpuar.h> */
+
+/*
+ * Make gpuar_wait() through @waiter return -EINTR (GPUAR_E_SYSTEM in
+ * *diag, no record) while @intr (<gpuar/gpuar.h>; NULL: none) is set:
+ * looked at before every sleep and park, and an estimator sleep on the
+ * monotonic clock waits on the interrupt's fd too (a park lasts one
+ * check interval; a block plan's vendor wait cannot be interrupted).
+ * Keep @intr alive while set. Thread-safe.
+ */
+void gpuar_waiter_set_interrupt(struct gpuar_waiter *waiter,
+				const struct gpuar_interrupt *intr);
+
 /* Snapshot of the counters. Thread-safe. */
 void gpuar_waiter_stats(struct gpuar_waiter *waiter,
 			struct gpuar_waiter_stats *stats);

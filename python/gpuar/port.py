@@ -62,6 +62,8 @@ class Port:
     engine), "kernel" or "user"; strict refuses instead of falling back.
     Use it from one asyncio loop at a time (await port.wait(...),
     async for record in port) or directly (submit/process/reap).
+    The fd is close-on-exec; in a child forked without exec every call
+    raises GpuarError (EPERM): the child opens its own ports.
     """
 
     def __init__(self, engine="auto", *, strict=False, watcher=False,

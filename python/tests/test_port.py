@@ -43,6 +43,25 @@ def test_port_reports_its_engine_and_a_pollable_fd(port):
     assert poller.poll(0) == []
 
 
+def test_the_port_fd_is_close_on_exec(port):
+    assert not os.get_inheritable(port.fd)
+
+
+def test_a_forked_child_is_refused_its_parents_port(port):
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            port.process()
+        except gpuar.GpuarError as err:
+            code = 0 if err.errno == errno.EPERM else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    port.process()
+
+
 def test_line_words_start_zero_and_are_shared_with_the_port(port):
     line = port.line()
     assert [line[i] for i in range(8)] == [0] * 8

@@ -530,9 +530,16 @@ START_TEST(fault_becomes_error_record_with_vendor_code)
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
 	struct gpuar_vendor_completion c;
 
+	/*
+	 * The stream is held on a gate word until the await is in: a fault
+	 * that ran first would refuse the await itself (the error is sticky),
+	 * which a loaded machine made happen.
+	 */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
 	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 77, NULL, &vdiag), 0);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
 	c = vt_reap_one(vb);
 	ck_assert_uint_eq(c.record.user_data, 77);
 	ck_assert_int_eq(c.record.status, -EIO);
@@ -556,9 +563,12 @@ START_TEST(fault_under_poll_plan_becomes_error_record)
 	struct gpuar_plan plan = vt_plan("poll");	/* no backstop of its own */
 	struct gpuar_vendor_completion c;
 
+	/* held on a gate until the await is in (see the case above) */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
 	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 78, NULL, &vdiag), 0);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
 	c = vt_reap_one(vb);
 	ck_assert_uint_eq(c.record.user_data, 78);
 	ck_assert_int_eq(c.record.status, -EIO);
@@ -690,6 +700,74 @@ START_TEST(free_line_times_out_and_leaks)
 }
 END_TEST
 
+/*
+ * A line the port holds busy for a moment (a wait on it that the port's
+ * watcher ends 20 ms later) is freed once it is idle, within the free's
+ * timeout, not leaked at the first -EBUSY.
+ */
+START_TEST(free_line_waits_out_a_busy_moment)
+{
+	struct gpuar_port_options o = {
+		.engine = GPUAR_ENGINE_USER, .flags = GPUAR_PORT_WATCHER,
+	};
+	struct gpuar_soft_producer *prod;
+	struct gpuar_vendor_line *l;
+	struct gpuar_word_wait w = { .user_data = 3, .target = 1, .point = 9 };
+	struct gpuar_port *p;
+
+	ck_assert_int_eq(gpuar_port_open(&p, &o, NULL), 0);
+	ck_assert_int_eq(V->line_alloc(vb, p, &l, &vdiag), 0);
+	ck_assert_int_eq(gpuar_plan_from_text("flag:park_us=1000,backstop_us=1000000",
+					      &w.plan, NULL), 0);
+	w.line = gpuar_line_id(gpuar_vendor_line_gpuar(l));
+	w.slot = 5;
+	ck_assert_int_eq(gpuar_submit_word_waits(p, &w, 1, NULL), 1);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &gpuar_vendor_line_words(l)[5],
+						1, 20 * MS), 0);
+	ck_assert_msg(V->line_free(l, 1000 * MS, &vdiag) == 0, "%s", vdiag.message);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/* A refused argument sets the code: no stale one from an earlier call. */
+START_TEST(refused_arguments_set_the_code)
+{
+	struct gpuar_vendor_completion c;
+	struct gpuar_error d;
+
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->record(NULL, 0, NULL, NULL, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->wait_word(NULL, 0, NULL, 1, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+	d.code = GPUAR_E_BACKEND;
+	ck_assert_int_eq(V->reap(NULL, vport, &c, 1, 0, &d), -EINVAL);
+	ck_assert_uint_eq(d.code, GPUAR_E_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* UINT64_MAX is "no deadline": the free waits for the late store. */
+START_TEST(free_line_without_deadline_waits)
+{
+	struct gpuar_soft_producer *prod;
+	void *s = V->stream_new(0);
+	uint64_t *w = gpuar_vendor_line_words(vline);
+
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &w[6], 1, 30 * MS), 0);
+	ck_assert_msg(V->line_free(vline, UINT64_MAX, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	gpuar_soft_producer_free(prod);
+	V->stream_free(s);
+}
+END_TEST
+
 START_TEST(reverse_direction_cpu_store_releases_stream)
 {
 	void *s = V->stream_new(0);
@@ -796,13 +874,23 @@ START_TEST(wait_driver_source_reports_vendor_error)
 	struct gpuar_vendor_source src;
 	struct gpuar_record rec;
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_soft_producer *gate;
 	void *s = V->stream_new(0);
 
 	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
+	ck_assert_int_eq(gpuar_soft_producer_new(&gate), 0);
+	/*
+	 * Held on a gate until the source has recorded its store (a fault
+	 * that ran first would refuse that); the gate opens while the wait
+	 * runs, or before it starts: either way the wait sees the fault.
+	 */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->work(s, 10 * MS);
 	V->fault(s);
 	ck_assert_int_eq(V->source_init(&src, vline, 2, s, &vdiag), 0);
+	gpuar_soft_store_after(gate, &gpuar_vendor_line_words(vline)[6], 1, MS);
 	ck_assert_int_lt(V->wait(w, &src, &plan, 5, 1, &rec, &vdiag), 0);
+	gpuar_soft_producer_free(gate);
 	ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
 	ck_assert_msg(strstr(vdiag.message, V->fault_name), "%s", vdiag.message);
 	gpuar_waiter_free(w);
@@ -1016,17 +1104,53 @@ START_TEST(await_event_completes_when_the_event_does)
 }
 END_TEST
 
-/* The event's stream fails: an error record with the vendor's code. */
+/*
+ * The event may be destroyed once the await is made, its record still
+ * pending: the drivers release an event only when the work on it is done
+ * ("the call does not block on completion of the event").
+ */
+START_TEST(await_event_outlives_the_destroyed_event)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	void *s = V->stream_new(0), *e = V->event_new();
+	struct gpuar_vendor_completion c;
+	uint64_t target = 0;
+
+	/* held until the event is gone: its record cannot have fired */
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	V->event_record(e, s);
+	ck_assert_msg(V->await_event(vline, 4, e, &plan, 3, 80, &target,
+				     &vdiag) == 0, "%s", vdiag.message);
+	V->event_free(e);
+	ck_assert(!vt_word_reached(vline, 4, target));
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1,
+			 __ATOMIC_RELEASE);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 80);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(vt_word_reached(vline, 4, target));
+	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * The event's stream fails: an error record with the vendor's code. The
+ * stream is held on a word until the record and the await are enqueued,
+ * so the fault comes after both however slowly this thread runs.
+ */
 START_TEST(await_event_of_a_failed_stream_is_an_error_record)
 {
 	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
 	void *s = V->stream_new(0), *e = V->event_new();
 	struct gpuar_vendor_completion c;
 
-	V->work(s, 10 * MS);
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
 	V->fault(s);
 	V->event_record(e, s);
-	ck_assert_int_eq(V->await_event(vline, 4, e, &plan, 3, 70, NULL, &vdiag), 0);
+	ck_assert_msg(V->await_event(vline, 4, e, &plan, 3, 70, NULL,
+				     &vdiag) == 0, "%s", vdiag.message);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1,
+			 __ATOMIC_RELEASE);
 	c = vt_reap_one(vb);
 	ck_assert_uint_eq(c.record.user_data, 70);
 	ck_assert_int_eq(c.record.status, -EIO);
@@ -1139,6 +1263,9 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, free_line_waits_for_pending_work);
 	tcase_add_test(tc, free_line_refused_while_awaits_unreaped);
 	tcase_add_test(tc, free_line_times_out_and_leaks);
+	tcase_add_test(tc, free_line_without_deadline_waits);
+	tcase_add_test(tc, refused_arguments_set_the_code);
+	tcase_add_test(tc, free_line_waits_out_a_busy_moment);
 	tcase_add_test(tc, reverse_direction_cpu_store_releases_stream);
 	tcase_add_test(tc, free_line_after_its_streams);
 	tcase_add_test(tc, reverse_waits_bounded_by_fences);
@@ -1150,6 +1277,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, two_devices_on_one_port_reaped_through_either);
 	tcase_add_test(tc, raw_records_resolved_by_the_caller);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
+	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);
 	suite_add_tcase(suite, tc);
 }

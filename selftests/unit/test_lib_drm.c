@@ -277,7 +277,7 @@ START_TEST(syncobj_point_materialises_then_waits_in_the_port)
 	struct gpuar_record rec;
 	struct vgem_fence f;
 	struct pollfd pfd = { .events = POLLIN };
-	uint64_t point = 3;
+	uint64_t point = 3, t0;
 	uint32_t bin, tl;
 	int drm = syncobj_open(), vg = vgem_open(), sf = -1, efd = -1;
 
@@ -289,6 +289,10 @@ START_TEST(syncobj_point_materialises_then_waits_in_the_port)
 	pfd.fd = efd;
 	ck_assert_int_eq(poll(&pfd, 1, 20), 0);
 	ck_assert_int_eq(gpuar_drm_point_wait_available(drm, tl, point, 10 * MS), -ETIME);
+	/* A timeout under a millisecond is waited in full, not rounded to 0. */
+	t0 = gpuar_now_ns();
+	ck_assert_int_eq(gpuar_drm_point_wait_available(drm, tl, point, MS / 2), -ETIME);
+	ck_assert_uint_ge(gpuar_now_ns() - t0, MS / 2);
 	/* Submit: vgem's pending fence becomes the point. */
 	ck_assert_int_eq(vgem_fence_create(vg, &f), 0);
 	ck_assert_int_eq(so_import_sync_file(drm, bin, f.sync_fd), 0);

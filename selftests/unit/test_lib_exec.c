@@ -5,6 +5,8 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "unit_interrupt.h"
+
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -353,6 +355,112 @@ START_TEST(io_uring_executor_idles_on_timeouts)
 }
 END_TEST
 
+static int far_timer_step(struct gpuar_task *t, void *arg)
+{
+	(void)arg;
+	if (gpuar_task_woke(t) & GPUAR_WOKE_TIMER)
+		return GPUAR_TASK_DONE;
+	gpuar_task_await_timer(t, gpuar_now_ns() + 10000 * MS);
+	return GPUAR_TASK_PENDING;
+}
+
+/*
+ * An interrupt set from another thread ends an idle run with -EINTR (a
+ * binding's Ctrl-C), on each executor kind; the task stays for a next run.
+ */
+START_TEST(interrupt_ends_an_idle_run)
+{
+	static const enum gpuar_exec_kind kinds[] = {
+		GPUAR_EXEC_GPU_REACTOR, GPUAR_EXEC_NAIVE, GPUAR_EXEC_IO_URING,
+	};
+	struct gpuar_exec_options o = { .kind = kinds[_i] };
+	struct gpuar_interrupt *intr;
+	struct gpuar_error err;
+	struct gpuar_exec *ex;
+	pthread_t th;
+	uint64_t t0;
+
+	if (kinds[_i] == GPUAR_EXEC_IO_URING && !gpuar_caps_probe()->io_uring)
+		return;
+	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), 0);
+	gpuar_exec_set_interrupt(ex, intr);
+	gpuar_exec_spawn(ex, far_timer_step, NULL, NULL);
+	t0 = gpuar_now_ns();
+	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
+	ck_assert_int_eq(gpuar_exec_run(ex, &err), -EINTR);
+	ck_assert_uint_lt(gpuar_now_ns() - t0, 1000 * MS);
+	ck_assert_uint_eq(err.sys_errno, EINTR);
+	pthread_join(th, NULL);
+	/* Still set: the next run returns at once; reset, it would wait. */
+	ck_assert(gpuar_interrupt_triggered(intr));
+	ck_assert_int_eq(gpuar_exec_run(ex, NULL), -EINTR);
+	gpuar_interrupt_reset(intr);
+	ck_assert(!gpuar_interrupt_triggered(intr));
+	gpuar_exec_free(ex);
+	gpuar_interrupt_free(intr);
+}
+END_TEST
+
+static int pipe_step(struct gpuar_task *t, void *arg)
+{
+	int *fd = arg;
+
+	if (gpuar_task_woke(t) & GPUAR_WOKE_SOURCE)
+		return GPUAR_TASK_DONE;
+	gpuar_task_await_fence(t, *fd);
+	return GPUAR_TASK_PENDING;
+}
+
+/* Write to the second pipe at 50 ms, to the first at 60 ms. */
+static void *write_both_later(void *arg)
+{
+	int *w = arg;
+	char c = 1;
+
+	usleep(50000);
+	ck_assert_int_eq(write(w[1], &c, 1), 1);
+	usleep(10000);
+	ck_assert_int_eq(write(w[0], &c, 1), 1);
+	return NULL;
+}
+
+/*
+ * The io-uring executor idles through its ring on fds too: two tasks on
+ * two pipes wait in one submit-and-wait to the write, not in a ppoll on
+ * one of them cut into 100 us park bounds.
+ */
+START_TEST(io_uring_executor_parks_on_fds_through_the_ring)
+{
+	struct gpuar_exec_options o = { .kind = GPUAR_EXEC_IO_URING };
+	struct gpuar_exec_stats st;
+	struct gpuar_exec *ex;
+	int a[2], b[2], w[2];
+	pthread_t th;
+
+	if (!gpuar_caps_probe()->io_uring)
+		return;
+	ck_assert_int_eq(pipe(a), 0);
+	ck_assert_int_eq(pipe(b), 0);
+	ck_assert_int_eq(gpuar_exec_new(&ex, &o, NULL), 0);
+	gpuar_exec_spawn(ex, pipe_step, &a[0], NULL);
+	gpuar_exec_spawn(ex, pipe_step, &b[0], NULL);
+	w[0] = a[1];
+	w[1] = b[1];
+	pthread_create(&th, NULL, write_both_later, w);
+	ck_assert_int_eq(gpuar_exec_run(ex, NULL), 0);
+	pthread_join(th, NULL);
+	gpuar_exec_stats(ex, &st);
+	ck_assert_uint_eq(st.uring_fallbacks, 0);
+	ck_assert_uint_le(st.parks, 4);
+	gpuar_exec_free(ex);
+	for (int i = 0; i < 2; i++) {
+		close(a[i]);
+		close(b[i]);
+	}
+}
+END_TEST
+
 static int registrations_step(struct gpuar_task *t, void *arg)
 {
 	struct gpuar_exec *ex = arg;
@@ -575,6 +683,8 @@ int main(void)
 	tcase_add_test(r, source_error_reaches_the_task);
 	tcase_add_test(r, fd_wait_wakes_the_task);
 	tcase_add_test(r, io_uring_executor_idles_on_timeouts);
+	tcase_add_loop_test(r, interrupt_ends_an_idle_run, 0, 3);
+	tcase_add_test(r, io_uring_executor_parks_on_fds_through_the_ring);
 	tcase_add_test(r, bad_arguments_are_refused);
 	tcase_add_test(r, monotonic_sleep_restores_timer_slack);
 	suite_add_tcase(s, r);

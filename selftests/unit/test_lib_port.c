@@ -8,6 +8,7 @@
 
 #include "engine_fixture.h"
 #include "unit_tap.h"
+#include "unit_interrupt.h"
 
 #include <check.h>
 #include <errno.h>
@@ -18,6 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+#include <signal.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FLAG "flag:park_us=100,backstop_us=1000"
@@ -74,6 +82,263 @@ START_TEST(open_strict_without_module_is_refused)
 	ck_assert_uint_eq(err.code, GPUAR_E_ENGINE_UNAVAILABLE);
 	ck_assert_int_eq(err.sys_errno, ENOENT);
 	ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/gpuar"));
+}
+END_TEST
+
+/* An explicit KERNEL request is honoured or refused, never swapped. */
+START_TEST(open_kernel_without_module_is_refused_without_strict)
+{
+	struct gpuar_port_options o = {
+		.engine = GPUAR_ENGINE_KERNEL,
+		.device_path = "/nonexistent/gpuar",
+	};
+	struct gpuar_port *p = (void *)1;
+	struct gpuar_error err;
+
+	ck_assert_int_eq(gpuar_port_open(&p, &o, &err), -ENOENT);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(err.code, GPUAR_E_ENGINE_UNAVAILABLE);
+}
+END_TEST
+
+/* Each bounded option, one below its floor and one above its ceiling. */
+static const struct {
+	const char *name;
+	struct gpuar_port_options o;
+} out_of_range[] = {
+	{ "max_waits", { .max_waits = 1048577 } },
+	{ "max_lines", { .max_lines = 65537 } },
+	{ "max_points", { .max_points = 4097 } },
+	{ "max_points", { .max_points = UINT32_MAX } },
+	{ "poll_interval_ns", { .poll_interval_ns = 999 } },
+	{ "poll_interval_ns", { .poll_interval_ns = UINT64_MAX / 2 } },
+	/* Wraps "now + interval" into the past: a check always due. */
+	{ "poll_interval_ns", { .poll_interval_ns = UINT64_MAX - 1000000 } },
+	{ "poll_backstop_ns", { .poll_backstop_ns = 999 } },
+	{ "poll_backstop_ns", { .poll_backstop_ns = UINT64_MAX } },
+};
+
+/* As the module bounds its parameters (core/defaults.h), for both engines. */
+START_TEST(open_refuses_options_out_of_range)
+{
+	struct gpuar_port_options o = out_of_range[_i].o;
+	struct gpuar_port *p = (void *)1;
+	struct gpuar_error err;
+
+	o.engine = test_engine();
+	ck_assert_int_eq(gpuar_port_open(&p, &o, &err), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(err.code, GPUAR_E_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(err.message, out_of_range[_i].name), "%s",
+		      err.message);
+}
+END_TEST
+
+START_TEST(open_accepts_options_at_their_bounds)
+{
+	struct gpuar_port_options o = {
+		.max_points = 4096,
+		.poll_interval_ns = 10000 * 1000ULL,
+		.poll_backstop_ns = 1000000 * 1000ULL,
+	};
+	struct gpuar_port *p = open_opts(&o);
+
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * What a child started with fork and exec holds: the test binary re-runs
+ * itself (report_fds() below) and prints every anonymous-inode fd it
+ * finds open, the kind every gpuar fd is (the module's port, the user
+ * engine's epoll, eventfd and timerfd).
+ */
+static char *exec_child_fds(void)
+{
+	static char out[4096];
+	int pipefd[2];
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		setenv("GPUAR_TEST_REPORT_FDS", "1", 1);
+		execl("/proc/self/exe", "report_fds", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(pipefd[0]);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	return out;
+}
+
+static int report_fds(void)
+{
+	char path[64], target[256];
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strstr(target, "anon_inode"))
+			printf("%d %s\n", fd, target);
+	}
+	/* Before any exit handler (a sanitizer's) can end the process. */
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * A port opened with default options leaves a child that execs no gpuar
+ * fd (so closing the port in the parent ends its waits); one opened with
+ * GPUAR_PORT_INHERIT hands its port fd, and only that, across.
+ */
+START_TEST(exec_child_gets_no_gpuar_fd)
+{
+	struct gpuar_port_options o = {
+		.flags = _i ? GPUAR_PORT_INHERIT : 0,
+	};
+	struct gpuar_port *p = open_opts(&o);
+	char want[16], *fds;
+
+	fds = exec_child_fds();
+	if (!_i) {
+		ck_assert_msg(fds[0] == '\0', "inherited: %s", fds);
+	} else {
+		snprintf(want, sizeof(want), "%d ", gpuar_port_fd(p));
+		ck_assert_msg(strncmp(fds, want, strlen(want)) == 0 &&
+			      !strchr(fds, '\n')[1], "inherited: %s", fds);
+	}
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * A forked child that does not exec: every call on the parent's port is
+ * refused, its line pages are not mapped, and its close leaves the
+ * parent's wait (and watcher thread, _i == 1) working.
+ */
+START_TEST(forked_child_is_refused_and_parent_unharmed)
+{
+	struct gpuar_port_options o = {
+		.flags = _i ? GPUAR_PORT_WATCHER : 0,
+	};
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_line *l, *l2;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 9, "flag:park_us=100,backstop_us=1000000");
+	submit1(p, &w);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		unsigned char vec;
+		int bad = 0;
+
+		bad |= gpuar_reap(p, &rec, 1, 0) != -EPERM;
+		bad |= (gpuar_cancel(p, 9) != -EPERM) << 1;
+		bad |= (gpuar_submit_word_waits(p, &w, 1, NULL) != -EPERM) << 2;
+		bad |= (gpuar_line_alloc(p, &l2) != -EPERM) << 3;
+		bad |= (gpuar_line_free(p, l) != -EPERM) << 4;
+		bad |= (gpuar_port_process(p) != -EPERM) << 5;
+		/* Not mapped: mincore says ENOMEM for an unmapped range. */
+		bad |= (mincore(gpuar_line_words(l), page, &vec) != -1 ||
+			errno != ENOMEM) << 6;
+		gpuar_port_close(p);
+		_exit(bad);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status %#x", status);
+	__atomic_store_n(&gpuar_line_words(l)[0], 1, __ATOMIC_RELEASE);
+	rec = reap1(p, 2000 * MS);
+	ck_assert_uint_eq(rec.user_data, 9);
+	ck_assert_uint_ne(rec.outcome, GPUAR_OUTCOME_TIMEOUT);
+	ck_assert_uint_ne(rec.outcome, GPUAR_OUTCOME_CANCELLED);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/* How many threads but the caller's block SIGINT and SIGTERM, of *@others. */
+static int threads_blocking_signals(int *others)
+{
+	char path[300], line[256];
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+	int blocking = 0;
+
+	ck_assert_ptr_nonnull(dir);
+	*others = 0;
+	while ((d = readdir(dir))) {
+		unsigned long long blk = 0;
+		FILE *f;
+
+		if (d->d_name[0] == '.' || atoi(d->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			sscanf(line, "SigBlk: %llx", &blk);
+		fclose(f);
+		(*others)++;
+		if ((blk & (1ULL << (SIGINT - 1))) &&
+		    (blk & (1ULL << (SIGTERM - 1))))
+			blocking++;
+	}
+	closedir(dir);
+	return blocking;
+}
+
+/* The library's threads take no process signal, whatever the caller's mask. */
+START_TEST(library_threads_block_signals)
+{
+	struct gpuar_port_options o = { .flags = GPUAR_PORT_WATCHER };
+	struct gpuar_soft_producer *prod;
+	struct gpuar_port *p;
+	sigset_t none;
+	int others;
+
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	p = open_opts(&o);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(threads_blocking_signals(&others), others);
+	ck_assert_int_ge(others, 1);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
+START_TEST(open_refuses_inherit_with_cloexec)
+{
+	struct gpuar_port_options o = {
+		.engine = GPUAR_ENGINE_USER,
+		.flags = GPUAR_PORT_INHERIT | GPUAR_PORT_CLOEXEC,
+	};
+	struct gpuar_port *p;
+
+	ck_assert_int_eq(gpuar_port_open(&p, &o, NULL), -EINVAL);
 }
 END_TEST
 
@@ -524,6 +789,155 @@ START_TEST(poll_wait_times_out_at_the_default_backstop)
 }
 END_TEST
 
+/*
+ * A timed reap with nothing completing returns at its deadline, however
+ * often the engine has to run meanwhile (a poll wait checked every 50 us
+ * keeps the user engine's fd turning readable without a record).
+ */
+START_TEST(timed_reap_returns_at_its_deadline)
+{
+	struct gpuar_port *p = open_port();
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	uint64_t t0, took;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, _i ? "flag:park_us=10,backstop_us=0" : "poll");
+	submit1(p, &w);
+	t0 = gpuar_now_ns();
+	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 200 * MS), -ETIME);
+	took = gpuar_now_ns() - t0;
+	ck_assert_uint_ge(took, 200 * MS);
+	/* The check interval is 50 us; the rest is a loaded VM's scheduling. */
+	ck_assert_msg(took < 300 * MS, "returned after %llu ms",
+		      (unsigned long long)(took / MS));
+	gpuar_port_close(p);
+}
+END_TEST
+
+/* -1 and INT64_MAX alike mean "no deadline", never "now". */
+START_TEST(reap_without_deadline_waits_for_the_record)
+{
+	struct gpuar_port *p = open_port();
+	struct gpuar_soft_producer *prod;
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	w = word_wait(l, 0, 1, 5, "flag:park_us=100,backstop_us=1000000");
+	submit1(p, &w);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &gpuar_line_words(l)[0], 1,
+						20 * MS), 0);
+	rec = reap1(p, _i ? INT64_MAX : -1);
+	ck_assert_uint_eq(rec.user_data, 5);
+	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * A reap or process that comes late (the caller's loop was busy) is not a
+ * wake-up latency sample: only the engine's own sleeps are.
+ */
+START_TEST(late_reap_is_no_wakeup_sample)
+{
+	struct gpuar_port *p = open_port();
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+
+	if (!user_engine(p)) {
+		gpuar_port_close(p);
+		return;		/* the module samples its own timer */
+	}
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, "poll");
+	submit1(p, &w);
+	for (int i = 0; i < 20; i++) {
+		usleep(2000);	/* the 50 us check is long overdue */
+		if (i % 2)
+			ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+		else
+			ck_assert_int_eq(gpuar_port_process(p), 0);
+	}
+	ck_assert_int_eq(gpuar_port_stats(p, &st), 0);
+	ck_assert_uint_eq(st.wakeup_latency_ns, 0);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * A reap without deadline ends with -EINTR once its interrupt is set
+ * from another thread (plain and watcher ports, both engines), and at
+ * once while it stays set.
+ */
+START_TEST(interrupt_ends_a_blocked_reap)
+{
+	struct gpuar_port_options o = {
+		.flags = _i ? GPUAR_PORT_WATCHER : 0,
+	};
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_interrupt *intr;
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	pthread_t th;
+	uint64_t t0;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, "flag:park_us=1000,backstop_us=1000000");
+	submit1(p, &w);
+	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
+	ck_assert_int_ge(gpuar_interrupt_fd(intr), 0);
+	t0 = gpuar_now_ns();
+	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
+	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
+	ck_assert_uint_lt(gpuar_now_ns() - t0, 500 * MS);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
+	gpuar_interrupt_reset(intr);
+	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, 0, intr), -EAGAIN);
+	gpuar_interrupt_free(intr);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * A blocked reaper spends at most its busy_read_us on the CPU, whether
+ * it spins or parks in the CPU's hardware word wait (umwait, mwaitx: the
+ * CPU stays in C0, busy to the OS); then it sleeps on the fd. (Where the
+ * CPU has no hardware word wait the reaper never parks so.)
+ */
+START_TEST(blocked_reap_stays_within_its_spin_budget)
+{
+	struct gpuar_port_options o = { .busy_read_us = 1000 };
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_line *l;
+	struct gpuar_word_wait w;
+	struct gpuar_record rec;
+	struct timespec t0, t1;
+	uint64_t cpu;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 0, 1, 1, "flag:park_us=10000,backstop_us=1000000");
+	submit1(p, &w);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 100 * MS), -ETIME);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	cpu = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+	      (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	/* 1 ms of budget, ten wake-ups for the 10 ms checks, slack for a VM. */
+	ck_assert_msg(cpu < 30 * MS, "%llu us of CPU in a 100 ms reap",
+		      (unsigned long long)(cpu / 1000));
+	gpuar_port_close(p);
+}
+END_TEST
+
 START_TEST(point_limit_gives_enospc)
 {
 	struct gpuar_port_options o = { .max_points = 1 };
@@ -842,12 +1256,22 @@ int main(void)
 	struct unit_skips skips = { 0 };
 	int ret;
 
+	if (getenv("GPUAR_TEST_REPORT_FDS"))
+		return report_fds();
 	if (test_engine() != GPUAR_ENGINE_USER)
 		kparams_save();
 	tcase_add_test(open, open_user_engine_reports_user);
 	tcase_add_test(open, open_auto_without_module_falls_back_with_warning);
 	tcase_add_loop_test(open, open_strict_without_module_is_refused, 0, 2);
 	tcase_add_test(open, open_refuses_bad_options);
+	tcase_add_test(open, open_kernel_without_module_is_refused_without_strict);
+	tcase_add_loop_test(open, open_refuses_options_out_of_range, 0,
+			    sizeof(out_of_range) / sizeof(out_of_range[0]));
+	tcase_add_test(open, open_accepts_options_at_their_bounds);
+	tcase_add_test(open, open_refuses_inherit_with_cloexec);
+	tcase_add_loop_test(open, exec_child_gets_no_gpuar_fd, 0, 2);
+	tcase_add_loop_test(open, forked_child_is_refused_and_parent_unharmed, 0, 2);
+	tcase_add_test(open, library_threads_block_signals);
 	suite_add_tcase(s, open);
 	tcase_set_timeout(t, 30);
 	tcase_add_test(t, lines_are_zeroed_pages_with_distinct_ids);
@@ -867,6 +1291,11 @@ int main(void)
 	tcase_add_test(t, point_limit_gives_enospc);
 	tcase_add_test(t, batch_above_wait_limit_is_e2big);
 	tcase_add_loop_test(t, poll_wait_times_out_at_the_default_backstop, 0, 2);
+	tcase_add_loop_test(t, timed_reap_returns_at_its_deadline, 0, 2);
+	tcase_add_test(t, late_reap_is_no_wakeup_sample);
+	tcase_add_test(t, blocked_reap_stays_within_its_spin_budget);
+	tcase_add_loop_test(t, interrupt_ends_a_blocked_reap, 0, 2);
+	tcase_add_loop_test(t, reap_without_deadline_waits_for_the_record, 0, 2);
 	tcase_add_test(t, bad_fence_waits_are_refused);
 	tcase_add_test(t, cancel_pending_and_lost_races);
 	tcase_add_test(t, reap_errors);

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MS 1000000ULL
@@ -194,6 +196,72 @@ START_TEST(second_fd_reads_one_shot)
 	close(a[1]);
 	close(b[0]);
 	close(b[1]);
+}
+END_TEST
+
+/* Records the multishot read stashed are its fd's: never another fd's. */
+START_TEST(stashed_records_go_to_their_own_fd)
+{
+	struct gpuar_record out[2] = { { .user_data = 1 }, { .user_data = 2 } };
+	struct gpuar_record b_rec = { .user_data = 5 }, in;
+	struct gpuar_uring_host *h;
+	int a[2], b[2];
+
+	if (!have_uring())
+		return;
+	ck_assert_int_eq(pipe(a), 0);
+	ck_assert_int_eq(pipe(b), 0);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, NULL), 0);
+	ck_assert_int_eq(write(a[1], out, sizeof(out)), (int)sizeof(out));
+	ck_assert_int_eq(gpuar_uring_host_read_fd(h, a[0], &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 1);
+	ck_assert_int_eq(write(b[1], &b_rec, sizeof(b_rec)), (int)sizeof(b_rec));
+	ck_assert_int_eq(gpuar_uring_host_read_fd(h, b[0], &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 5);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(h, a[0], &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 2);
+	gpuar_uring_host_free(h);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+END_TEST
+
+/*
+ * Freeing the host ends its multishot read even while a forked child
+ * holds the ring: a record written afterwards stays in the pipe instead
+ * of being copied into the freed buffers.
+ */
+START_TEST(free_ends_the_multishot_read_a_child_keeps_alive)
+{
+	struct gpuar_record out = { .user_data = 7 }, in;
+	struct gpuar_uring_host *h;
+	int fds[2], status;
+	pid_t pid;
+
+	if (!have_uring() || !gpuar_caps_probe()->multishot_read)
+		return;
+	ck_assert_int_eq(pipe2(fds, O_NONBLOCK), 0);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, NULL), 0);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(h, fds[0], &in, 1, 0), -ETIME);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int ok = gpuar_uring_host_read_fd(h, fds[0], &in, 1, 0) == -EPERM;
+
+		usleep(300000);	/* holds the ring fd meanwhile */
+		_exit(ok ? 0 : 1);
+	}
+	gpuar_uring_host_free(h);
+	ck_assert_int_eq(write(fds[1], &out, sizeof(out)), (int)sizeof(out));
+	usleep(20000);
+	ck_assert_int_eq(read(fds[0], &in, sizeof(in)), (int)sizeof(in));
+	ck_assert_uint_eq(in.user_data, 7);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fds[0]);
+	close(fds[1]);
 }
 END_TEST
 
@@ -426,6 +494,9 @@ int main(void)
 	unit_add_or_skip(t, &skips, read_fd_times_out_without_losing_later_records, no_uring);
 	unit_add_or_skip(t, &skips, records_beyond_max_wait_for_the_next_call, no_uring);
 	unit_add_or_skip(t, &skips, second_fd_reads_one_shot, no_uring);
+	unit_add_or_skip(t, &skips, stashed_records_go_to_their_own_fd, no_uring);
+	unit_add_or_skip(t, &skips, free_ends_the_multishot_read_a_child_keeps_alive,
+			 no_uring);
 	unit_add_or_skip(t, &skips, slow_reader_gets_every_record_in_order, no_uring);
 	unit_add_or_skip(t, &skips, host_reaps_the_ports_records, no_uring);
 	unit_add_or_skip(t, &skips, host_serves_an_imminent_port, no_uring);

@@ -5,8 +5,12 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "unit_interrupt.h"
+
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,6 +304,40 @@ START_TEST(bad_plans_and_arguments_are_refused)
 }
 END_TEST
 
+/*
+ * A wait whose work never completes (the driver has no timeout: its
+ * backstop is a status query) ends with -EINTR once the waiter's
+ * interrupt is set from another thread, for a flag and a poll plan.
+ */
+START_TEST(interrupt_ends_a_wait)
+{
+	static const char *const plans[] = {
+		"flag:park_us=1000,backstop_us=0", "poll",
+	};
+	struct gpuar_plan plan = plan_of(plans[_i]);
+	struct gpuar_interrupt *intr;
+	struct gpuar_word_source src;
+	struct gpuar_waiter *w;
+	struct gpuar_record rec;
+	struct gpuar_error err;
+	uint64_t word = 0, t0;
+	pthread_t th;
+
+	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
+	ck_assert_int_eq(gpuar_interrupt_new(&intr), 0);
+	gpuar_waiter_set_interrupt(w, intr);
+	t0 = gpuar_now_ns();
+	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
+	ck_assert_int_eq(gpuar_wait(w, gpuar_word_source_init(&src, &word, 1),
+				    &plan, 1, 1, &rec, &err), -EINTR);
+	ck_assert_uint_lt(gpuar_now_ns() - t0, 1000000000ULL);
+	ck_assert_int_eq(err.sys_errno, EINTR);
+	pthread_join(th, NULL);
+	gpuar_waiter_free(w);
+	gpuar_interrupt_free(intr);
+}
+END_TEST
+
 START_TEST(point_limit_is_enospc)
 {
 	struct gpuar_waiter_options o = { .max_points = 1 };
@@ -434,6 +472,7 @@ int main(void)
 	suite_add_tcase(s, v);
 	tcase_set_timeout(r, 30);
 	tcase_add_test(r, soft_block_waits_for_the_store);
+	tcase_add_loop_test(r, interrupt_ends_a_wait, 0, 2);
 	tcase_add_test(r, soft_flag_wait_is_exact_in_real_time);
 	tcase_add_test(r, soft_fault_ends_a_real_wait);
 	suite_add_tcase(s, r);

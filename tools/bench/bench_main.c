@@ -17,6 +17,7 @@
 #include "bench_options.h"
 #include "bench_report.h"
 #include "bench_run.h"
+#include "bench_scale.h"
 #include "bench_select.h"
 
 static int pin_waiter(struct bench_run *run)
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : 2;
+	if (o.scale.pending)
+		return bench_scale_main(&o.scale, stdout);
 	run.cfg = o.cfg;
 	bench_env_read(&run.env, &run.cfg);
 	bench_select_strategies(&run, o.strategies);

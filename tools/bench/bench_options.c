@@ -16,6 +16,7 @@ enum {
 	OPT_WAITS, OPT_STREAMS, OPT_SEED, OPT_REPS, OPT_PLAN, OPT_POLL,
 	OPT_MARGINS, OPT_STRATEGIES, OPT_LEAD, OPT_WAITER_CPU, OPT_DEVICE_CPU,
 	OPT_DEVICE_PATH, OPT_JSON, OPT_PLOT, OPT_LIST, OPT_DEVICE, OPT_BACKGROUND, OPT_PLOT_SCRIPT, OPT_SPLIT_SUBMIT,
+	OPT_PENDING, OPT_RATE, OPT_SECONDS, OPT_ENGINE,
 	OPT_TARGETS, OPT_VERSION,
 };
 
@@ -44,6 +45,10 @@ static const struct option longopts[] = {
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "plot-script", required_argument, NULL, OPT_PLOT_SCRIPT },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "pending", required_argument, NULL, OPT_PENDING },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "seconds", required_argument, NULL, OPT_SECONDS },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "targets", no_argument, NULL, OPT_TARGETS },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
@@ -109,6 +114,21 @@ void bench_usage(FILE *f)
 "  --split-submit         also time the waiter's submissions (port submit,\n"
 "                         fence export) apart: a diagnostic, it adds two\n"
 "                         thread-clock reads to every such wait\n"
+"\n"
+"Scale (instead of the strategies):\n"
+"  --pending N            N waits outstanding on one port (all on one word,\n"
+"                         targets N apart), completing in a steady stream:\n"
+"                         each record is answered by a wait N further on.\n"
+"                         Prints records/s, the process's CPU per record\n"
+"                         (less the producer thread's) and the machine's\n"
+"                         (/proc/stat, less the producer), per engine.\n"
+"                         --plan sets the waits' plan\n"
+"                         [" BENCH_SCALE_PLAN "]\n"
+"  --rate N               completions per second    [2N: a wait lives 0.5 s]\n"
+"                         (a wait lives N/rate s: at most 0.5 s, under the\n"
+"                         backstop)\n"
+"  --seconds N            measured, after a warm-up             [3]\n"
+"  --engine NAME          user or kernel    [both; kernel where it opens]\n"
 "\n"
 "Output (files are checked before anything is measured):\n"
 "  --json FILE            write the gpuar-bench/1 JSON to FILE\n"
@@ -305,6 +325,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 	struct bench_config *c = &o->cfg;
 	const char *plan_text = BENCH_DEFAULT_PLAN, *wl_err;
 	const char *sim_only = NULL;	/* a simulated-device option given */
+	bool plan_given = false;
 	uint64_t v;
 	int opt;
 
@@ -322,6 +343,8 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 	c->device_cpu = -1;
 	c->device_path = GPUAR_DEVICE_PATH;
 	margins("10,20,50,100,200", c);
+	o->scale.seconds = 3;
+	o->scale.plan = NULL;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -364,6 +387,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 			break;
 		case OPT_PLAN:
 			plan_text = optarg;
+			plan_given = true;
 			break;
 		case OPT_POLL:
 			err = number("poll-us", optarg, 1, 1000000, &v);
@@ -414,6 +438,25 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 		case OPT_LIST:
 			o->list = true;
 			break;
+		case OPT_PENDING:
+			err = number("pending", optarg, 1, 1000000, &v);
+			o->scale.pending = (uint32_t)v;
+			break;
+		case OPT_RATE:
+			err = number("rate", optarg, 1, 100000000, &o->scale.rate);
+			break;
+		case OPT_SECONDS:
+			err = number("seconds", optarg, 1, 3600, &v);
+			o->scale.seconds = (uint32_t)v;
+			break;
+		case OPT_ENGINE:
+			o->scale.engines = optarg;
+			if (strcmp(optarg, "user") && strcmp(optarg, "kernel")) {
+				fprintf(stderr, "gpuar-bench: --engine %s: user or kernel\n",
+					optarg);
+				err = -1;
+			}
+			break;
 		case OPT_TARGETS:
 			o->targets = true;
 			break;
@@ -434,6 +477,15 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "gpuar-bench: unexpected argument '%s'\n", argv[optind]);
+		goto refuse;
+	}
+	if (o->scale.pending) {
+		o->scale.device_path = c->device_path;
+		o->scale.plan = plan_given ? plan_text : BENCH_SCALE_PLAN;
+		return 0;
+	}
+	if (o->scale.rate || o->scale.engines) {
+		fprintf(stderr, "gpuar-bench: --rate and --engine go with --pending\n");
 		goto refuse;
 	}
 	wl_err = bench_workload_check(&c->wl);

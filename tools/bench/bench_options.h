@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "bench_scale.h"
 #include "bench_strategy.h"
 
 #define BENCH_DEFAULT_PLAN \
@@ -18,6 +19,7 @@ struct bench_options {
 	const char *plot_script;
 	const char *strategies;	/* comma list of names or families; NULL: all */
 	bool list;		/* --list: print strategies and availability */
+	struct bench_scale_config scale;	/* --pending N: the scale mode */
 	bool targets;		/* --targets: the project's targets after the table */
 };
 

@@ -97,7 +97,8 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
 
 /*
  * Free a line once the device can no longer touch it: waits up to
- * @timeout_ns for every store recorded into it to land and every reverse
+ * @timeout_ns (UINT64_MAX: forever) for every store recorded into it to
+ * land and every reverse
  * wait on it to end (both seen in the line's own page, never by asking a
  * stream: the streams may already be destroyed), then unregisters the
  * page, releases the context and frees the gpuar line. Errors: -EBUSY
@@ -178,7 +179,8 @@ int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
  * word wait is submitted as gpuar_cuda_await's — the same plans, records,
  * error records and backstop (the private stream is the one asked). The
  * event may belong to any context; what it waits for is its latest record
- * at the time of this call. Awaits on the same slot index share one
+ * at the time of this call, and the caller may destroy it as soon as this
+ * returns (cuEventDestroy does not wait for the record). Awaits on the same slot index share one
  * private stream and complete in the order they were made; use different
  * slots for independent events. That private stream is the slot's stream
  * for the one-stream-per-slot rule (-EBUSY while another stream's stores

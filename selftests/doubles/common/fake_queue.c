@@ -137,6 +137,8 @@ static void *fq_worker(void *arg)
 		if (!fq_domain_error(s->domain))
 			fq_run(s, op);
 
+		if (op->finish)
+			op->finish(op->args);
 		pthread_mutex_lock(&s->lock);
 		s->current = NULL;
 		free(op);
@@ -368,20 +370,44 @@ void **fq_thread_stream_slot(int device)
 	return &t->stream[device];
 }
 
-void fq_event_init(struct fq_event *e)
+struct fq_event *fq_event_new(void)
 {
-	memset(e, 0, sizeof(*e));
+	struct fq_event *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->cond, NULL);
+	e->refs = 1;
+	return e;
 }
 
-void fq_event_destroy(struct fq_event *e)
+/* Take a reference for an op about to be queued. */
+static void fq_event_get(struct fq_event *e)
 {
-	/* The double waits for pending records (real drivers defer the
-	 * free), so no queued call is left pointing at freed memory. */
-	fq_event_sync(e);
+	pthread_mutex_lock(&e->lock);
+	e->refs++;
+	pthread_mutex_unlock(&e->lock);
+}
+
+void fq_event_release(struct fq_event *e)
+{
+	bool last;
+
+	pthread_mutex_lock(&e->lock);
+	last = --e->refs == 0;
+	pthread_mutex_unlock(&e->lock);
+	if (!last)
+		return;
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+/* A queued record or wait ran or was dropped: its reference goes. */
+static void fq_event_op_finish(const uint64_t *args)
+{
+	fq_event_release((struct fq_event *)(uintptr_t)args[0]);
 }
 
 static unsigned int fq_event_fire(struct fq_stream *s, const uint64_t *args)
@@ -401,9 +427,11 @@ unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
 			     unsigned int capture_refused,
 			     unsigned int no_memory)
 {
-	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_fire };
+	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_fire,
+			    .finish = fq_event_op_finish };
 	unsigned int rc;
 
+	fq_event_get(e);
 	pthread_mutex_lock(&e->lock);
 	op.args[0] = (uint64_t)(uintptr_t)e;
 	op.args[1] = ++e->recorded;
@@ -412,6 +440,8 @@ unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
 	if (rc)
 		e->recorded--;
 	pthread_mutex_unlock(&e->lock);
+	if (rc)
+		fq_event_release(e);
 	return rc;
 }
 
@@ -445,13 +475,19 @@ unsigned int fq_stream_wait_event(struct fq_stream *s, struct fq_event *e,
 				  unsigned int capture_refused,
 				  unsigned int no_memory)
 {
-	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_await };
+	struct fq_op op = { .kind = FQ_CALL, .call = fq_event_await,
+			    .finish = fq_event_op_finish };
+	unsigned int rc;
 
+	fq_event_get(e);
 	pthread_mutex_lock(&e->lock);
 	op.args[0] = (uint64_t)(uintptr_t)e;
 	op.args[1] = e->recorded;
 	pthread_mutex_unlock(&e->lock);
-	return fq_stream_enqueue(s, &op, capture_refused, no_memory);
+	rc = fq_stream_enqueue(s, &op, capture_refused, no_memory);
+	if (rc)
+		fq_event_release(e);
+	return rc;
 }
 
 unsigned int fq_event_sync(struct fq_event *e)

@@ -48,6 +48,9 @@ struct fq_op {
 	uint64_t mask;
 	unsigned int code;
 	unsigned int (*call)(struct fq_stream *s, const uint64_t *args);
+	/* If set, run once the op has run or been dropped (a poisoned
+	 * domain's queue): gives back what the op holds (an event). */
+	void (*finish)(const uint64_t *args);
 	uint64_t args[FQ_CALL_ARGS];
 };
 
@@ -127,6 +130,11 @@ void **fq_thread_stream_slot(int device);
  * for the completion of the most recent host call to cuEventRecord() on
  * hEvent"; a never-recorded event is no wait at all). A wait also ends
  * when the recording stream's domain is poisoned (the record is dropped).
+ * Destroying an event does not wait for it ("the call does not block on
+ * completion of the event, and any associated resources will
+ * automatically be released asynchronously at completion", CUDA Driver
+ * API cuEventDestroy; hipEventDestroy likewise): every queued record and
+ * wait holds a reference, and the last one given back frees the event.
  */
 struct fq_event {
 	pthread_mutex_t lock;
@@ -134,10 +142,13 @@ struct fq_event {
 	uint64_t recorded;	/* records made */
 	uint64_t fired;		/* the latest record its stream reached */
 	struct fq_domain *domain;	/* of the stream last recorded on */
+	unsigned int refs;	/* the handle's, and one per queued op */
 };
 
-void fq_event_init(struct fq_event *e);
-void fq_event_destroy(struct fq_event *e);
+/* A new event (the handle's reference), or NULL when out of memory. */
+struct fq_event *fq_event_new(void);
+/* The handle is destroyed: the event goes once no queued op holds it. */
+void fq_event_release(struct fq_event *e);
 /* Enqueue a record of @e on @s (the enqueue's result, as fq_stream_enqueue). */
 unsigned int fq_event_record(struct fq_event *e, struct fq_stream *s,
 			     unsigned int capture_refused,

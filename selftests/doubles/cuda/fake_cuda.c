@@ -109,8 +109,9 @@ struct CUmod_st {
 	struct CUfunc_st fn[FAKE_KERNELS];
 };
 
+/* The handle; the event itself outlives it while queued ops hold it. */
 struct CUevent_st {
-	struct fq_event e;
+	struct fq_event *e;
 };
 
 #define FAKE_GRAPH_NODES 64
@@ -1121,7 +1122,7 @@ gcu_result cuStreamWaitEvent(gcu_stream stream, gcu_event event,
 		return GCU_ERROR_INVALID_VALUE;
 	if (s->capture)	/* event waits are not captured by the double */
 		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	return fq_stream_wait_event(&s->q, &event->e,
+	return fq_stream_wait_event(&s->q, event->e,
 				    GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
 				    GCU_ERROR_OUT_OF_MEMORY);
 }
@@ -1501,9 +1502,12 @@ gcu_result cuEventCreate(gcu_event *event, unsigned int flags)
 	if (!event || (flags & ~0x7u))
 		return GCU_ERROR_INVALID_VALUE;
 	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (e)
+		e->e = fq_event_new();
+	if (!e || !e->e) {
+		free(e);
 		return GCU_ERROR_OUT_OF_MEMORY;
-	fq_event_init(&e->e);
+	}
 	*event = e;
 	return GCU_SUCCESS;
 }
@@ -1519,7 +1523,7 @@ gcu_result cuEventRecord(gcu_event event, gcu_stream stream)
 		return GCU_ERROR_INVALID_HANDLE;
 	if (s->capture)	/* records are not captured by the double */
 		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	return fq_event_record(&event->e, &s->q,
+	return fq_event_record(event->e, &s->q,
 			       GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
 			       GCU_ERROR_OUT_OF_MEMORY);
 }
@@ -1532,7 +1536,7 @@ gcu_result cuEventQuery(gcu_event event)
 		return GCU_ERROR_INVALID_HANDLE;
 	if (fake_capture_check())
 		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	return fq_event_query(&event->e, GCU_ERROR_NOT_READY);
+	return fq_event_query(event->e, GCU_ERROR_NOT_READY);
 }
 
 gcu_result cuEventSynchronize(gcu_event event)
@@ -1543,7 +1547,7 @@ gcu_result cuEventSynchronize(gcu_event event)
 		return GCU_ERROR_INVALID_HANDLE;
 	if (fake_capture_check())
 		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	return fq_event_sync(&event->e);
+	return fq_event_sync(event->e);
 }
 
 gcu_result cuEventDestroy_v2(gcu_event event)
@@ -1552,7 +1556,7 @@ gcu_result cuEventDestroy_v2(gcu_event event)
 		return GCU_ERROR_NOT_INITIALIZED;
 	if (!event)
 		return GCU_ERROR_INVALID_HANDLE;
-	fq_event_destroy(&event->e);
+	fq_event_release(event->e);
 	free(event);
 	return GCU_SUCCESS;
 }

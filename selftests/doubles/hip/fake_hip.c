@@ -57,8 +57,9 @@ struct ihipStream_t {
 	unsigned long long id;
 };
 
+/* The handle; the event itself outlives it while queued ops hold it. */
 struct ihipEvent_t {
-	struct fq_event e;
+	struct fq_event *e;
 };
 
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -398,9 +399,12 @@ ghip_error hipEventCreateWithFlags(ghip_event *out, unsigned int flags)
 	if (!out || (flags & ~0x7u))
 		return GHIP_ERROR_INVALID_VALUE;
 	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (e)
+		e->e = fq_event_new();
+	if (!e || !e->e) {
+		free(e);
 		return GHIP_ERROR_UNKNOWN;
-	fq_event_init(&e->e);
+	}
 	*out = e;
 	return GHIP_SUCCESS;
 }
@@ -414,7 +418,7 @@ ghip_error hipEventRecord(ghip_event e, ghip_stream handle)
 		return rc;
 	if (!e)
 		return GHIP_ERROR_INVALID_HANDLE;
-	return fq_event_record(&e->e, &s->q, GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+	return fq_event_record(e->e, &s->q, GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
 			       GHIP_ERROR_UNKNOWN);
 }
 
@@ -424,14 +428,14 @@ ghip_error hipEventSynchronize(ghip_event e)
 		return GHIP_ERROR_INVALID_HANDLE;
 	if (!fq_capture_permits_unsafe_call())
 		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	return fq_event_sync(&e->e);
+	return fq_event_sync(e->e);
 }
 
 ghip_error hipEventDestroy(ghip_event e)
 {
 	if (!e)
 		return GHIP_ERROR_INVALID_HANDLE;
-	fq_event_destroy(&e->e);
+	fq_event_release(e->e);
 	free(e);
 	return GHIP_SUCCESS;
 }
@@ -448,7 +452,7 @@ ghip_error hipStreamWaitEvent(ghip_stream handle, ghip_event e,
 		return GHIP_ERROR_INVALID_HANDLE;
 	if (flags)
 		return GHIP_ERROR_INVALID_VALUE;
-	return fq_stream_wait_event(&s->q, &e->e,
+	return fq_stream_wait_event(&s->q, e->e,
 				    GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED,
 				    GHIP_ERROR_UNKNOWN);
 }
