@@ -111,7 +111,9 @@
  *            read-only line address
  *   EINVAL   a line address that is NULL, unaligned, outside user space,
  *            or not anonymous/shmem memory; a slot >= 8; an invalid or
- *            block plan; start_ns in the future; an fd that is not a
+ *            block plan (a margin or sleep above GPUAR_PLAN_SLEEP_NS_MAX
+ *            included); start_ns in the future or more than
+ *            GPUAR_START_AGE_NS_MAX in the past; an fd that is not a
  *            sync_file; entry_size below the first ABI version or above
  *            the page size
  *   EBADF    a fence fd that is negative or not open
@@ -169,6 +171,12 @@ enum gpuar_park {
 #define GPUAR_PLAN_WINDOW_MAX 16
 #define GPUAR_PLAN_PARK_NS_MAX 10000000ULL		/* 10 ms */
 #define GPUAR_PLAN_BACKSTOP_NS_MAX 1000000000ULL	/* 1 s */
+#define GPUAR_PLAN_SLEEP_NS_MAX 1000000000ULL	/* margin, min/max sleep: 1 s */
+/*
+ * The oldest start_ns a word wait may carry: a resubmit's original start
+ * at most this long before the submission (the estimator learns from it).
+ */
+#define GPUAR_START_AGE_NS_MAX 3600000000000ULL	/* 1 h */
 
 /*
  * The binary wait plan, as the shared core's parser produces it from text
