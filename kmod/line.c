@@ -194,6 +194,9 @@ long gpuar_line_unregister_ioctl(struct gpuar_port *port,
 			    uarg, &usize);
 	if (ret)
 		return ret;
+	/* The lines are the port's address space's: a forked child's not. */
+	if (current->mm != port->mm)
+		return -EPERM;
 
 	mutex_lock(&port->mutex);
 	line = xa_load(&port->lines, lu.id);

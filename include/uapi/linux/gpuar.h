@@ -66,8 +66,9 @@
  *
  * Address space
  *   A port is bound to the mm of the process that created it. Line
- *   registration and word-wait submission from another mm (a forked child,
- *   a process the fd was passed to) fail with EPERM. Reading records,
+ *   registration, line unregistration and word-wait submission from
+ *   another mm (a forked child, a process the fd was passed to) fail with
+ *   EPERM. Reading records,
  *   polling, cancelling, fence waits and statistics work from anywhere.
  *
  * Record order
@@ -106,7 +107,7 @@
  * Errors (beyond the extensibility rules above)
  *   ENOTTY   an ioctl the object does not answer, or a number whose
  *            direction or size bits are not the ones defined below
- *   EPERM    line register or word submit from another mm
+ *   EPERM    line register, unregister or word submit from another mm
  *   EFAULT   an unreadable argument or entry array, an unmapped or
  *            read-only line address
  *   EINVAL   a line address that is NULL, unaligned, outside user space,
