@@ -16,6 +16,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -80,6 +81,7 @@ static void gpuar_port_free(struct gpuar_port *port)
 	xa_destroy(&port->lines);
 	kvfree(port->points.slots);
 	mmdrop(port->mm);
+	put_pid(port->creator);
 	gpuar_uid_limit_put(port->uid_limit);
 	mutex_destroy(&port->read_mutex);
 	mutex_destroy(&port->mutex);
@@ -215,7 +217,7 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	gpuar_wakelat_init(&port->wakelat);
 	gpuar_word_timer_init(port);
 	port->record_version = record_version;
-	port->creator = task_tgid_vnr(current);
+	port->creator = get_pid(task_tgid(current));
 	return port;
 }
 

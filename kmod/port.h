@@ -49,6 +49,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -153,7 +154,7 @@ struct gpuar_port {
 
 	struct list_head global;	/* gpuar_ports, for debugfs */
 	u64 id;				/* names the port in debugfs and fdinfo */
-	pid_t creator;
+	struct pid *creator;		/* shown as the reader's pid namespace names it */
 };
 
 /* The port's clock: CLOCK_MONOTONIC, as records and plans count time. */
