@@ -221,6 +221,8 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 				u8 outcome, s32 status, u64 complete_ns,
 				u64 value);
 void gpuar_wait_put(struct gpuar_wait *w);
+bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count);
+bool gpuar_waits_fit(struct gpuar_port *port, u32 count);
 ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
 void gpuar_records_free(struct gpuar_port *port);
 

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
+#include "params.h"
 #include "port.h"
 #include "gpuar_trace.h"
 
@@ -52,6 +53,30 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	port->cnt.outcomes[outcome]++;
 	trace_gpuar_complete(port, r);
 	wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/*
+ * Would @count more waits fit the port's limit (pending plus unread)?
+ * Submitters ask once before allocating anything, so a full port costs
+ * no allocation (an answer that may be stale by the commit), and again
+ * under the lock at the commit, where it holds: only submitters,
+ * serialised by port->mutex, add waits.
+ */
+bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count)
+{
+	lockdep_assert_held(&port->lock);
+	return (u64)port->npending + port->nqueued + count <=
+	       READ_ONCE(gpuar_max_waits);
+}
+
+bool gpuar_waits_fit(struct gpuar_port *port, u32 count)
+{
+	bool fit;
+
+	spin_lock_irq(&port->lock);
+	fit = gpuar_waits_fit_locked(port, count);
+	spin_unlock_irq(&port->lock);
+	return fit;
 }
 
 /* Process context: the fence reference is dropped here. */

@@ -491,6 +491,9 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 		goto fail;
 	if (!s.count)
 		return 0;
+	ret = -ENOSPC;
+	if (!gpuar_waits_fit(port, s.count))
+		goto fail;
 
 	/* count <= max_waits <= 2^20: far below kvmalloc's INT_MAX. */
 	ret = -ENOMEM;
@@ -526,8 +529,7 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 	}
 
 	spin_lock_irq(&port->lock);
-	if ((u64)port->npending + port->nqueued + s.count >
-	    READ_ONCE(gpuar_max_waits)) {
+	if (!gpuar_waits_fit_locked(port, s.count)) {
 		spin_unlock_irq(&port->lock);
 		ret = -ENOSPC;
 		goto fail_unlock;

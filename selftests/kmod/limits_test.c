@@ -6,7 +6,8 @@
  * for a process without CAP_IPC_LOCK.
  *
  *   lines past max_lines ..................... ENOSPC
- *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count
+ *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count,
+ *                                               before the entries are read
  *   a new point past max_points .............. ENOSPC, error_index = count
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
@@ -31,6 +32,26 @@ static long long param(struct __test_metadata *_metadata, const char *name)
 		TH_LOG("/sys/module/gpuar/parameters/%s unreadable", name);
 	}
 	return v;
+}
+
+/*
+ * A full port refuses a batch before reading (or allocating for) its
+ * entries: an unreadable entry array is ENOSPC there, not EFAULT.
+ */
+static void expect_full_before_entries(struct __test_metadata *_metadata,
+				       int port, unsigned long req,
+				       __u32 entry_size)
+{
+	struct gpuar_submit s;
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.count = 4;
+	s.entry_size = entry_size;
+	s.entries = 8;	/* unmapped */
+	EXPECT_EQ(-1, ioctl(port, req, &s));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(4U, s.error_index);
 }
 
 TEST_F(port, line_limit_enospc)
@@ -92,6 +113,8 @@ TEST_F_TIMEOUT(port, wait_limit_enospc, 120)
 	EXPECT_EQ(-1, submit_words(self->port, w, 4, &idx));
 	EXPECT_EQ(ENOSPC, errno);
 	EXPECT_EQ(4U, idx);
+	expect_full_before_entries(_metadata, self->port,
+				   GPUAR_IOC_SUBMIT_WORD, sizeof(w[0]));
 	ASSERT_EQ(0, port_stats(self->port, &st));
 	/* Waits that reached their backstop meanwhile still hold slots. */
 	EXPECT_EQ((__u64)max, st.pending + st.queued);
@@ -135,6 +158,9 @@ TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
 	EXPECT_EQ(1, submit_fence(self->port, fence, 1));
 	EXPECT_EQ(-1, submit_fence(self->port, fence, 2));
 	EXPECT_EQ(ENOSPC, errno);
+	expect_full_before_entries(_metadata, self->port,
+				   GPUAR_IOC_SUBMIT_FENCE,
+				   sizeof(struct gpuar_fence_wait));
 	EXPECT_EQ(-1, submit_words(self->port, w, 1, &idx));
 	EXPECT_EQ(ENOSPC, errno);
 	close(fence);
