@@ -246,9 +246,11 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 }
 
 /*
- * One check of pending wait @w at @now. Ends the wait (true) when the word
- * reached its target or the backstop passed; otherwise requeues it at its
- * next check (the caller arms the timer).
+ * One check of pending wait @w, due at @now. Ends the wait (true) when the
+ * word reached its target or the backstop passed; otherwise requeues it at
+ * its next check (the caller arms the timer). The check's own time is
+ * taken after the load, so a record's complete_ns is never earlier than
+ * the store it saw, and each check of one timer firing has its own.
  */
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader)
@@ -258,6 +260,7 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	bool ended;
 
 	lockdep_assert_held(&port->lock);
+	now = max(now, gpuar_now_ns());
 	port->cnt.checks++;
 	if (by_reader)
 		port->cnt.busy_read_checks++;
@@ -421,6 +424,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	trace_gpuar_submit(port, w);
 
 	word = gpuar_load_acquire(&line->words[w->slot]);
+	now = gpuar_now_ns();	/* the check's time: after its load */
 	port->cnt.checks++;
 	/* A resubmit (start_ns given) was seen pending by the checks before. */
 	if (gpuar_word_begin(&w->ws, &e->plan, w->pe ? &w->pe->est : NULL,
