@@ -97,7 +97,7 @@ static struct dma_fence *gpuar_fence_from_fd(int fd)
 
 static int gpuar_fence_read_entries(const struct gpuar_submit *s,
 				    struct gpuar_fence_wait *e,
-				    struct gpuar_wait **waits, u32 *bad)
+				    struct dma_fence **fences, u32 *bad)
 {
 	const char __user *src = u64_to_user_ptr(s->entries);
 	struct dma_fence *fence;
@@ -106,6 +106,7 @@ static int gpuar_fence_read_entries(const struct gpuar_submit *s,
 
 	for (i = 0; i < s->count; i++) {
 		*bad = i;
+		cond_resched();	/* long batches: see gpuar_submit_fence_ioctl */
 		ret = copy_struct_from_user(&e[i], sizeof(e[i]),
 					    src + (size_t)i * s->entry_size,
 					    s->entry_size);
@@ -116,7 +117,7 @@ static int gpuar_fence_read_entries(const struct gpuar_submit *s,
 		fence = gpuar_fence_from_fd(e[i].fd);
 		if (IS_ERR(fence))
 			return PTR_ERR(fence);
-		waits[i]->fence = fence;
+		fences[i] = fence;
 	}
 	return 0;
 }
@@ -136,6 +137,7 @@ static void gpuar_fence_init_wait(struct gpuar_port *port,
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 {
 	struct gpuar_fence_wait *e = NULL;
+	struct dma_fence **fences = NULL;
 	struct gpuar_wait **waits = NULL;
 	struct gpuar_submit s;
 	u32 usize, i, bad;
@@ -151,26 +153,37 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 		goto fail;
 	if (!s.count)
 		return 0;
-	ret = -ENOSPC;
-	if (!gpuar_waits_fit(port, s.count))
-		goto fail;
 
 	/* count <= max_waits <= 2^20: far below kvmalloc's INT_MAX. */
 	ret = -ENOMEM;
 	e = kvmalloc_array(s.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
+	fences = kvcalloc(s.count, sizeof(*fences), GFP_KERNEL_ACCOUNT);
 	waits = kvcalloc(s.count, sizeof(*waits), GFP_KERNEL_ACCOUNT);
-	if (!e || !waits)
+	if (!e || !fences || !waits)
 		goto fail;
+	ret = gpuar_fence_read_entries(&s, e, fences, &bad);
+	if (ret)
+		goto fail;
+	bad = s.count;
+	/* The entries' faults come first; then the limit, before any wait. */
+	ret = -ENOSPC;
+	if (!gpuar_waits_fit(port, s.count))
+		goto fail;
+	/*
+	 * A batch may hold max_waits entries: every loop over it outside
+	 * the port lock lets the CPU go once an entry, so a long one never
+	 * runs without a preemption point.
+	 */
+	ret = -ENOMEM;
 	for (i = 0; i < s.count; i++) {
+		cond_resched();
 		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
 		if (!waits[i])
 			goto fail;
 		kref_init(&waits[i]->ref);
+		waits[i]->fence = fences[i];
+		fences[i] = NULL;
 	}
-	ret = gpuar_fence_read_entries(&s, e, waits, &bad);
-	if (ret)
-		goto fail;
-	bad = s.count;
 
 	/*
 	 * Reserve room and make the waits pending under the lock; hang the
@@ -199,6 +212,7 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	for (i = 0; i < s.count; i++) {
 		struct gpuar_wait *w = waits[i];
 
+		cond_resched();
 		/* From here on the callback may end and a reader free @w. */
 		if (dma_fence_add_callback(w->fence, &w->cb, gpuar_fence_cb)) {
 			/*
@@ -221,18 +235,21 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	}
 	mutex_unlock(&port->mutex);
 	kvfree(waits);
+	kvfree(fences);
 	kvfree(e);
 	return s.count;
 
 fail:
-	if (waits) {
-		for (i = 0; i < s.count; i++) {
-			if (waits[i] && waits[i]->fence)
-				dma_fence_put(waits[i]->fence);
-			kfree(waits[i]);
-		}
+	for (i = 0; waits && i < s.count; i++) {
+		if (waits[i] && waits[i]->fence)
+			dma_fence_put(waits[i]->fence);
+		kfree(waits[i]);
 	}
+	for (i = 0; fences && i < s.count; i++)
+		if (fences[i])
+			dma_fence_put(fences[i]);
 	kvfree(waits);
+	kvfree(fences);
 	kvfree(e);
 	s.error_index = bad;
 	if (gpuar_uarg_out(&s, sizeof(s), uarg, usize))

@@ -57,8 +57,9 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 
 /*
  * Would @count more waits fit the port's limit (pending plus unread)?
- * Submitters ask once before allocating anything, so a full port costs
- * no allocation (an answer that may be stale by the commit), and again
+ * Submitters ask once the entries are checked (their faults come first)
+ * and before allocating a wait for each, so a full port costs no such
+ * allocations (an answer that may be stale by the commit), and again
  * under the lock at the commit, where it holds: only submitters,
  * serialised by port->mutex, add waits.
  */

@@ -352,7 +352,11 @@ void gpuar_word_timer_init(struct gpuar_port *port)
 
 /* ------------------------------------------------------------ submit */
 
-/* Waits committed per hold of the port lock. */
+/*
+ * Waits committed per hold of the port lock, and entries read, looked up
+ * or allocated between two preemption points: a 4096-entry batch takes
+ * long on a debug kernel, and must not hold the CPU all that time.
+ */
 #define GPUAR_COMMIT_CHUNK 64
 
 static int gpuar_u64_cmp(const void *a, const void *b)
@@ -460,6 +464,8 @@ static int gpuar_word_read_entries(const struct gpuar_submit *s,
 
 	for (i = 0; i < s->count; i++) {
 		*bad = i;
+		if (i && !(i % GPUAR_COMMIT_CHUNK))
+			cond_resched();
 		ret = copy_struct_from_user(&e[i], sizeof(e[i]),
 					    src + (size_t)i * s->entry_size,
 					    s->entry_size);
@@ -495,9 +501,6 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 		goto fail;
 	if (!s.count)
 		return 0;
-	ret = -ENOSPC;
-	if (!gpuar_waits_fit(port, s.count))
-		goto fail;
 
 	/* count <= max_waits <= 2^20: far below kvmalloc's INT_MAX. */
 	ret = -ENOMEM;
@@ -510,6 +513,8 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 
 	mutex_lock(&port->mutex);
 	for (i = 0; i < bad; i++) {
+		if (i && !(i % GPUAR_COMMIT_CHUNK))
+			cond_resched();
 		lines[i] = xa_load(&port->lines, e[i].line);
 		if (!lines[i]) {
 			bad = i;
@@ -524,8 +529,13 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 	ret = gpuar_word_points_fit(port, e, s.count);
 	if (ret)
 		goto fail_unlock;
+	ret = -ENOSPC;
+	if (!gpuar_waits_fit(port, s.count))
+		goto fail_unlock;
 	ret = -ENOMEM;
 	for (i = 0; i < s.count; i++) {
+		if (i && !(i % GPUAR_COMMIT_CHUNK))
+			cond_resched();
 		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
 		if (!waits[i])
 			goto fail_unlock;

@@ -7,7 +7,7 @@
  *
  *   lines past max_lines ..................... ENOSPC
  *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count,
- *                                               before the entries are read
+ *                                               before a wait is allocated
  *   a new point past max_points .............. ENOSPC, error_index = count
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
@@ -32,26 +32,6 @@ static long long param(struct __test_metadata *_metadata, const char *name)
 		TH_LOG("/sys/module/gpuar/parameters/%s unreadable", name);
 	}
 	return v;
-}
-
-/*
- * A full port refuses a batch before reading (or allocating for) its
- * entries: an unreadable entry array is ENOSPC there, not EFAULT.
- */
-static void expect_full_before_entries(struct __test_metadata *_metadata,
-				       int port, unsigned long req,
-				       __u32 entry_size)
-{
-	struct gpuar_submit s;
-
-	memset(&s, 0, sizeof(s));
-	s.size = sizeof(s);
-	s.count = 4;
-	s.entry_size = entry_size;
-	s.entries = 8;	/* unmapped */
-	EXPECT_EQ(-1, ioctl(port, req, &s));
-	EXPECT_EQ(ENOSPC, errno);
-	EXPECT_EQ(4U, s.error_index);
 }
 
 TEST_F(port, line_limit_enospc)
@@ -113,8 +93,6 @@ TEST_F_TIMEOUT(port, wait_limit_enospc, 120)
 	EXPECT_EQ(-1, submit_words(self->port, w, 4, &idx));
 	EXPECT_EQ(ENOSPC, errno);
 	EXPECT_EQ(4U, idx);
-	expect_full_before_entries(_metadata, self->port,
-				   GPUAR_IOC_SUBMIT_WORD, sizeof(w[0]));
 	ASSERT_EQ(0, port_stats(self->port, &st));
 	/* Waits that reached their backstop meanwhile still hold slots. */
 	EXPECT_EQ((__u64)max, st.pending + st.queued);
@@ -130,6 +108,126 @@ TEST_F_TIMEOUT(port, wait_limit_enospc, 120)
 	EXPECT_EQ(ENOSPC, errno);
 	ASSERT_ONE_RECORD(self->port, r);
 	EXPECT_EQ(1, submit_words(self->port, w, 1, NULL));
+}
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* kmem:kmalloc events in the trace buffer, or -1. */
+static int kmallocs_traced(void)
+{
+	static char buf[1 << 20];
+	int fd = open(TRACEFS "/trace", O_RDONLY), n = 0;
+	size_t len = 0;
+	ssize_t got;
+	char *at;
+
+	if (fd < 0)
+		return -1;
+	while (len < sizeof(buf) - 1 &&
+	       (got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += got;
+	close(fd);
+	buf[len] = 0;
+	for (at = buf; (at = strstr(at, " kmalloc:")); at++)
+		n++;
+	return n;
+}
+
+/*
+ * The kmallocs this thread makes in @count refused submissions of a
+ * valid @n-entry batch (kmem:kmalloc, traced for this pid only), or -1.
+ */
+static int kmallocs_in_refused_submits(int port, unsigned long req,
+				       const void *entries, __u32 entry_size,
+				       __u32 n, int count)
+{
+	char pid[32];
+	int i, traced = -1;
+
+	snprintf(pid, sizeof(pid), "%d", (int)syscall(SYS_gettid));
+	if (write_file(TRACEFS "/set_event_pid", pid) ||
+	    write_file(TRACEFS "/trace", "") ||
+	    write_file(TRACEFS "/events/kmem/kmalloc/enable", "1"))
+		goto out;
+	for (i = 0; i < count; i++) {
+		struct gpuar_submit s;
+
+		memset(&s, 0, sizeof(s));
+		s.size = sizeof(s);
+		s.count = n;
+		s.entry_size = entry_size;
+		s.entries = (__u64)(uintptr_t)entries;
+		if (ioctl(port, req, &s) != -1 || errno != ENOSPC ||
+		    s.error_index != n)
+			goto out;
+	}
+	write_file(TRACEFS "/events/kmem/kmalloc/enable", "0");
+	traced = kmallocs_traced();
+out:
+	write_file(TRACEFS "/events/kmem/kmalloc/enable", "0");
+	write_file(TRACEFS "/set_event_pid", "");
+	return traced;
+}
+
+/*
+ * A full port refuses a valid batch before it allocates a wait for each
+ * entry: a few allocations (the batch's arrays) per refusal, not one per
+ * entry. (Entries are still read and checked first: their faults come
+ * before the limits.)
+ */
+TEST_F_TIMEOUT(port, full_port_allocates_no_waits, 120)
+{
+	long long max = param(_metadata, "max_waits");
+	struct gpuar_word_wait w[256];
+	long long done = 0;
+	int i, tl, fence, got;
+	struct gpuar_fence_wait f[256];
+
+	ASSERT_LE(256, max);
+	ASSERT_GE(1 << 20, max);
+	if (access(TRACEFS "/events/kmem/kmalloc/enable", W_OK))
+		SKIP(return, "no kmem:kmalloc tracepoint: %s", strerror(errno));
+	for (i = 0; i < 256; i++)
+		w[i] = word_wait(self->line, i % 8, 1, 1, i, plan_poll());
+	while (done < max) {
+		int c = max - done < 256 ? (int)(max - done) : 256;
+
+		ASSERT_EQ(c, submit_words(self->port, w, c, NULL));
+		done += c;
+	}
+	got = kmallocs_in_refused_submits(self->port, GPUAR_IOC_SUBMIT_WORD,
+					  w, sizeof(w[0]), 256, 4);
+	ASSERT_LE(0, got);
+	EXPECT_GT(4 * 16, got) {
+		TH_LOG("%d kmallocs in 4 refused 256-entry word batches", got);
+	}
+
+	tl = testfence_timeline();
+	ASSERT_LE(0, tl);
+	fence = testfence_fence(tl, 1);
+	ASSERT_LE(0, fence);
+	for (i = 0; i < 256; i++)
+		f[i] = fence_wait(fence, i);
+	got = kmallocs_in_refused_submits(self->port, GPUAR_IOC_SUBMIT_FENCE,
+					  f, sizeof(f[0]), 256, 4);
+	ASSERT_LE(0, got);
+	EXPECT_GT(4 * 16, got) {
+		TH_LOG("%d kmallocs in 4 refused 256-entry fence batches", got);
+	}
+	close(fence);
+	close(tl);
 }
 
 /* Fence waits count against the same limit. */
@@ -158,9 +256,6 @@ TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
 	EXPECT_EQ(1, submit_fence(self->port, fence, 1));
 	EXPECT_EQ(-1, submit_fence(self->port, fence, 2));
 	EXPECT_EQ(ENOSPC, errno);
-	expect_full_before_entries(_metadata, self->port,
-				   GPUAR_IOC_SUBMIT_FENCE,
-				   sizeof(struct gpuar_fence_wait));
 	EXPECT_EQ(-1, submit_words(self->port, w, 1, &idx));
 	EXPECT_EQ(ENOSPC, errno);
 	close(fence);

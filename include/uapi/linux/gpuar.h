@@ -133,7 +133,8 @@
  *   in entry order whatever its fault (unreadable, invalid, unknown line,
  *   bad fence fd), or equals count when the batch as a whole was refused
  *   (EPERM, a bad header, E2BIG, ENOSPC, ENOMEM). A port without room
- *   for the whole batch refuses it (ENOSPC) before reading any entry.
+ *   for the whole batch refuses it (ENOSPC) once its entries are read
+ *   and checked, before it allocates a wait for each.
  *   An entry larger than the module's struct with a non-zero byte past
  *   it is E2BIG with error_index naming that entry. When struct
  *   gpuar_submit itself cannot be read or fails the size rules,
