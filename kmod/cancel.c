@@ -85,6 +85,7 @@ static long gpuar_fences_detach(struct list_head *fences, long *lost)
 			cancelled++;
 		else
 			(*lost)++;
+		gpuar_fence_wait_drop(w);
 		list_del(&w->cnode);
 		gpuar_wait_put(w);
 	}

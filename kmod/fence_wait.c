@@ -7,8 +7,15 @@
  * port lock IRQ-safe and queues the record. Lock order is therefore fence
  * lock -> port lock, and the port never calls into the fence
  * (dma_fence_add_callback, dma_fence_remove_callback) with its own lock
- * held. The wait keeps its fence reference until the wait is freed, which
- * happens in process context (a reader, cancel or release).
+ * held.
+ *
+ * A wait lets go of its fence as soon as it ended, not when its record is
+ * read: an unread record must not pin the driver's fence (and through its
+ * ops the driver). The callback cannot drop it itself, since it runs
+ * under the fence lock, which the fence's release may take: it hands the
+ * wait to a work item that puts the fence in process context. A wait a
+ * canceller collected keeps its fence for the canceller's
+ * dma_fence_remove_callback(), and the canceller drops it afterwards.
  */
 #include <linux/dma-fence.h>
 #include <linux/file.h>
@@ -29,18 +36,59 @@ static u64 gpuar_fence_time(struct dma_fence *f)
 	return ktime_to_ns(gpuar_fence_timestamp(f));
 }
 
-/* Any context, fence lock held. */
+/* Process context: the fence of a wait that ended, if it still has it. */
+void gpuar_fence_wait_drop(struct gpuar_wait *w)
+{
+	struct dma_fence *f = xchg(&w->fence, NULL);
+
+	if (f)
+		dma_fence_put(f);
+}
+
+static LLIST_HEAD(gpuar_fence_puts);
+
+static void gpuar_fence_puts_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&gpuar_fence_puts);
+	struct gpuar_wait *w, *tmp;
+
+	llist_for_each_entry_safe(w, tmp, list, fence_put) {
+		gpuar_fence_wait_drop(w);
+		gpuar_wait_put(w);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(gpuar_fence_puts_work, gpuar_fence_puts_fn);
+
+/* Module exit: no deferred put is left. */
+void gpuar_fence_puts_flush(void)
+{
+	flush_work(&gpuar_fence_puts_work);
+}
+
+/*
+ * Any context, fence lock held. The wait is handed (with a reference, as
+ * a reader may free it meanwhile) to the work that drops its fence,
+ * unless a canceller holds it, which does that itself.
+ */
 static void gpuar_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 {
 	struct gpuar_wait *w = container_of(cb, struct gpuar_wait, cb);
 	struct gpuar_port *port = w->port;
 	unsigned long flags;
+	bool drop;
 
 	spin_lock_irqsave(&port->lock, flags);
+	drop = w->state == GPUAR_WAIT_PENDING && !w->cancelling;
 	gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE, f->error,
 				   gpuar_fence_time(f),
 				   f->seqno);
+	if (drop)
+		kref_get(&w->ref);
 	spin_unlock_irqrestore(&port->lock, flags);
+	if (drop && llist_add(&w->fence_put, &gpuar_fence_puts))
+		schedule_work(&gpuar_fence_puts_work);
 }
 
 /*
@@ -223,14 +271,18 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 			 * signalled before the submit has complete_ns <
 			 * start_ns (see struct gpuar_record).
 			 */
-			int status = dma_fence_get_status(w->fence);
-			u64 when = gpuar_fence_time(w->fence);
-			u64 seqno = w->fence->seqno;
+			struct dma_fence *f = w->fence;
+			int status = dma_fence_get_status(f);
+			u64 when = gpuar_fence_time(f);
+			u64 seqno = f->seqno;
 
+			/* Ours alone until queued: a reader may then free it. */
+			w->fence = NULL;
 			spin_lock_irq(&port->lock);
 			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE,
 						   min(status, 0), when, seqno);
 			spin_unlock_irq(&port->lock);
+			dma_fence_put(f);
 		}
 	}
 	mutex_unlock(&port->mutex);

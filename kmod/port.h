@@ -30,7 +30,8 @@
  *   list (a word wait also in the timer queue, and while it sleeps on the
  *   estimator in the busy queue) until it ends under the lock, then on the
  *   record queue until a reader copies it out and frees it (process
- *   context, which is where its fence reference is dropped). Each source
+ *   context; a fence wait drops its fence reference as soon as it ended,
+ *   see fence_wait.c). Each source
  *   takes its wait off its own queues (gpuar_word_end_locked; a fence wait
  *   has none) before the source-agnostic gpuar_wait_complete_locked()
  *   queues the record.
@@ -48,6 +49,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rbtree.h>
@@ -100,8 +102,9 @@ struct gpuar_wait {
 	struct gpuar_word_state ws;	/* [L] phase, next check, backstop */
 
 	/* fence waits */
-	struct dma_fence *fence;	/* reference held until the wait is freed */
+	struct dma_fence *fence;	/* reference dropped once the wait ended */
 	struct dma_fence_cb cb;
+	struct llist_node fence_put;	/* on the deferred put list */
 };
 
 struct gpuar_port_counters {
@@ -215,6 +218,8 @@ void gpuar_word_sleeper_del_locked(struct gpuar_port *port);
 /* fence_wait.c */
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);
 bool gpuar_fence_wait_detach(struct gpuar_wait *w);
+void gpuar_fence_wait_drop(struct gpuar_wait *w);
+void gpuar_fence_puts_flush(void);
 
 /* record.c: the wait object and the record queue */
 void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,

@@ -80,7 +80,10 @@ bool gpuar_waits_fit(struct gpuar_port *port, u32 count)
 	return fit;
 }
 
-/* Process context: the fence reference is dropped here. */
+/*
+ * Process context. A fence wait has usually let go of its fence when it
+ * ended (fence_wait.c); one that never ended still holds it.
+ */
 static void gpuar_wait_release(struct kref *ref)
 {
 	struct gpuar_wait *w = container_of(ref, struct gpuar_wait, ref);
