@@ -9,6 +9,7 @@
  *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count,
  *                                               before a wait is allocated
  *   a new point past max_points .............. ENOSPC, error_index = count
+ *   every limit readable by an unprivileged user (the ABI header's list)
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
  *   a pin past RLIMIT_MEMLOCK ................ ENOMEM (as io_uring, RDMA)
@@ -32,6 +33,40 @@ static long long param(struct __test_metadata *_metadata, const char *name)
 		TH_LOG("/sys/module/gpuar/parameters/%s unreadable", name);
 	}
 	return v;
+}
+
+/* The ABI header promises these to any user, as the module's limits. */
+static const char *const public_params[] = {
+	"max_waits", "max_lines", "max_points", "max_ports",
+	"check_floor_us", "poll_interval_us", "poll_backstop_us",
+	"checks_per_fire", "busy_read_us", "wakelat_max_us",
+};
+
+TEST(limits_readable_by_an_unprivileged_user)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		unsigned int i;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		for (i = 0; i < sizeof(public_params) / sizeof(*public_params);
+		     i++)
+			if (t_param(public_params[i]) < 0)
+				_exit(1 + i);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_NE(100, WEXITSTATUS(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%s unreadable as nobody",
+		       public_params[WEXITSTATUS(status) - 1]);
+	}
 }
 
 TEST_F(port, line_limit_enospc)

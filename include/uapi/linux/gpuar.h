@@ -10,7 +10,8 @@
  *   /dev/gpuar      The device. Opening it gives a device handle; the only
  *                   ioctls on it are GPUAR_IOC_VERSION and
  *                   GPUAR_IOC_PORT_CREATE.
- *   port            An anonymous-inode file returned by PORT_CREATE. It owns
+ *   port            An anonymous-inode file: PORT_CREATE's return value
+ *                   is its new fd (>= 0), not written to the argument. It owns
  *                   its lines, pending waits, queued records and estimator
  *                   table. Closing the last reference cancels every pending
  *                   wait, drops every fence callback, stops every timer and
@@ -91,8 +92,19 @@
  *   taking them); a reader that leaves records behind signals EPOLLIN
  *   again, so an edge-triggered epoll waiter hears of them.
  *
+ * Limits
+ *   The module's limits and defaults are its parameters, readable by
+ *   any user in /sys/module/gpuar/parameters/ (one decimal number each):
+ *   max_waits (pending plus unread waits per port, and the largest
+ *   batch), max_lines (lines per port), max_points (estimator points
+ *   per port, fixed at the port's creation), max_ports (open ports per
+ *   user), check_floor_us, poll_interval_us, poll_backstop_us,
+ *   checks_per_fire, busy_read_us, wakelat_max_us. Only root changes
+ *   them, at any time; a change applies to later requests.
+ *
  * Word-wait timing
- *   A flag plan is checked every max(park_ns, the module's check floor); a
+ *   A flag plan is checked every max(park_ns, the module's check floor),
+ *   so park_ns = 0 (park_us=0) means "as often as the floor allows"; a
  *   poll plan at the module's poll interval. While a blocked reader spins
  *   on a wait (busy-read), its loads stand in for those checks, which
  *   resume when its spin ends. Every word wait has a backstop
