@@ -123,6 +123,7 @@ struct gpuar_port {
 	wait_queue_head_t wq;		/* readers and pollers: a record arrived */
 
 	struct mm_struct *mm;		/* mmgrab()ed creator mm: binding, pinned_vm */
+	struct user_struct *user;	/* the creator's user: locked_vm */
 	struct gpuar_uid_limit *uid_limit; /* its owner's port count */
 	u32 record_version;
 
@@ -149,6 +150,7 @@ struct gpuar_port {
 	u64 busy_until;			/* [L] */
 
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
+	struct xarray folios;		/* pinned folios' charges, line.c, [M] */
 	u32 nlines;			/* [M] */
 
 	struct gpuar_est_table points;	/* shape [M]+[L], contents [L] */

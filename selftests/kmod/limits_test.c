@@ -3,7 +3,9 @@
  * Limits: each per-port and per-user limit (module parameters, read from
  * /sys/module/gpuar/parameters) is hit and refused cleanly, changes
  * nothing, and frees up again; pinned lines count against RLIMIT_MEMLOCK
- * for a process without CAP_IPC_LOCK.
+ * for a process without CAP_IPC_LOCK: each folio once per port, however
+ * many lines it holds and however large it is, summed over every process
+ * of the user.
  *
  *   lines past max_lines ..................... ENOSPC
  *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count,
@@ -56,8 +58,12 @@ TEST(limits_readable_by_an_unprivileged_user)
 			_exit(100);
 		for (i = 0; i < sizeof(public_params) / sizeof(*public_params);
 		     i++)
-			if (t_param(public_params[i]) < 0)
+			if (t_param(public_params[i]) < 0) {
+				fprintf(stderr, "# %s as uid %d: %s\n",
+					public_params[i], (int)getuid(),
+					strerror(errno));
 				_exit(1 + i);
+			}
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -403,25 +409,31 @@ static int cap_ipc_lock_effective(void)
 #define MEMLOCK_PAGES 3
 
 /*
- * The child: a port made while still root, then no CAP_IPC_LOCK, a
- * MEMLOCK_PAGES-page limit, and lines in distinct pages. Returns the
+ * The child: the device opened while still root, then no CAP_IPC_LOCK
+ * (and uid nobody), a MEMLOCK_PAGES-page limit, a port, and lines in
+ * distinct pages. Returns the
  * number of the first check that failed.
  */
 static int memlock_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct rlimit rl = { MEMLOCK_PAGES * page, MEMLOCK_PAGES * page };
-	int port = t_port_open(GPUAR_PORT_CLOEXEC);
+	int dev = t_dev_open();
 	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
 	__u32 ids[MEMLOCK_PAGES + 1];
-	int i;
+	int i, status, port;
+	pid_t pid;
 
-	if (port < 0 || !mem)
+	if (dev < 0 || !mem)
 		return 1;
 	if (setrlimit(RLIMIT_MEMLOCK, &rl))
 		return 2;
 	if (drop_ipc_lock() || cap_ipc_lock_effective() != 0 || !getuid())
 		return 3;
+	/* The device was opened as root; the port is nobody's. */
+	port = t_port_create(dev, GPUAR_PORT_CLOEXEC);
+	if (port < 0)
+		return 4;
 	for (i = 0; i < MEMLOCK_PAGES; i++)
 		if (line_register(port, mem + i * page / 8, &ids[i]))
 			return 10 + i;
@@ -434,6 +446,31 @@ static int memlock_child(void)
 		return 22;
 	if (line_register(port, mem + MEMLOCK_PAGES * page / 8, &ids[0]))
 		return 23;
+	/* A second line in a charged page costs nothing more. */
+	if (line_register(port, mem + MEMLOCK_PAGES * page / 8 + 8, &ids[1]))
+		return 24;
+	/*
+	 * The limit is the user's, not one address space's: a new process
+	 * of the same user (its own mm, nothing pinned in it) is refused.
+	 */
+	pid = fork();
+	if (pid < 0)
+		return 25;
+	if (!pid) {
+		int p2 = t_port_create(dev, GPUAR_PORT_CLOEXEC);
+		__u64 *m2 = lines_map(1);
+		__u32 id;
+
+		if (p2 < 0 || !m2)
+			_exit(1);
+		if (line_register(p2, m2, &id) != -1)
+			_exit(2);
+		_exit(errno == ENOMEM ? 0 : 3);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 26;
+	if (WEXITSTATUS(status))
+		return 30 + WEXITSTATUS(status);
 	/* Closing the port returns all of it. */
 	close(port);
 	return 0;
@@ -452,6 +489,71 @@ TEST(rlimit_memlock_without_cap_ipc_lock)
 	EXPECT_EQ(0, WEXITSTATUS(status)) {
 		TH_LOG("child check %d failed", WEXITSTATUS(status));
 	}
+}
+
+/* VmPin counts each pinned page once per port, however many lines share it. */
+TEST_F(port, lines_in_one_page_pin_it_once)
+{
+	long one;
+	__u32 id;
+
+	one = vm_pin_kb();
+	ASSERT_LT(0, one);
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 1), &id));
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 63), &id));
+	EXPECT_EQ(one, vm_pin_kb());
+	ASSERT_EQ(0, line_unregister(self->port, self->line));
+	EXPECT_EQ(one, vm_pin_kb());
+}
+
+#define THP_SIZE (2UL << 20)
+
+/* A 2 MiB-aligned anonymous huge page, or NULL where none is to be had. */
+static void *thp_map(void)
+{
+	char *m = mmap(NULL, 2 * THP_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *at, line[256];
+	long kb = 0;
+	FILE *f;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	at = (char *)(((uintptr_t)m + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (madvise(at, THP_SIZE, MADV_HUGEPAGE))
+		return NULL;
+	memset(at, 1, THP_SIZE);
+	f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb >= (long)(THP_SIZE >> 10) ? at : NULL;
+}
+
+/*
+ * A long-term pin holds the whole folio (it cannot be split while
+ * pinned): a line in a huge page charges all of it, once.
+ */
+TEST_F(port, line_in_a_huge_page_charges_the_folio)
+{
+	long before;
+	void *thp;
+	__u32 id;
+
+	thp = thp_map();
+	if (!thp)
+		SKIP(return, "no transparent huge page to be had");
+	before = vm_pin_kb();
+	ASSERT_EQ(0, line_register(self->port, thp, &id));
+	EXPECT_EQ(before + (long)(THP_SIZE >> 10), vm_pin_kb());
+	ASSERT_EQ(0, line_register(self->port, (char *)thp + 4096, &id));
+	EXPECT_EQ(before + (long)(THP_SIZE >> 10), vm_pin_kb());
+	close(self->port);
+	self->port = -1;
+	EXPECT_EQ(0, vm_pin_kb());
 }
 
 /* With CAP_IPC_LOCK (root) the same limit does not apply, as for mlock. */

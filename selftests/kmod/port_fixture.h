@@ -360,6 +360,22 @@ static inline int port_quiet(int port, int ms)
 }
 
 /* A module parameter from /sys/module/gpuar/parameters, or -1. */
+/* Pinned memory of this process (VmPin, kB), or -1. */
+static inline long vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 static inline long long t_param(const char *name)
 {
 	char path[128];

@@ -28,6 +28,9 @@ busybox=${BUSYBOX:-/bin/busybox}
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/gpuar-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+# mktemp makes it 0700, and it becomes the guest's /: a test that drops to
+# nobody must still reach /sys and /dev through it.
+chmod 755 "$stage"
 mkdir -p "$stage"/{bin,sbin,dev,proc,sys,tmp,tests,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 for applet in $("$busybox" --list); do
