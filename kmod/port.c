@@ -217,6 +217,8 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	xa_init_flags(&port->lines, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	xa_init_flags(&port->folios, XA_FLAGS_ACCOUNT);
 	gpuar_est_table_init(&port->points, slots, cap, limit);
+	/* A long-lived port with ever new points must not fill up for good. */
+	gpuar_est_table_evict_idle(&port->points);
 	gpuar_wakelat_init(&port->wakelat);
 	gpuar_word_timer_init(port);
 	port->record_version = record_version;

@@ -31,7 +31,6 @@
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include "../core/line.h"
@@ -237,8 +236,10 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	gpuar_word_unqueue_locked(port, w);
 	gpuar_word_busyq_del_locked(port, w);
 	w->line->waits--;
-	if (w->pe)
+	if (w->pe) {
 		w->pe->outcomes[outcome]++;
+		gpuar_est_entry_release(w->pe);
+	}
 	w->rec.checks = w->ws.checks;
 	w->rec.slept_ns = w->ws.slept_ns;
 	gpuar_wait_complete_locked(port, w, outcome, status, complete_ns,
@@ -359,39 +360,42 @@ void gpuar_word_timer_init(struct gpuar_port *port)
  */
 #define GPUAR_COMMIT_CHUNK 64
 
-static int gpuar_u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * Would the batch's new points overflow the port's table? port->mutex
- * held: the table's shape changes only under it, so this stays true until
- * the commit.
+ * Take each entry's estimator point for its wait, held so nothing evicts
+ * it while the wait is pending (a full table gives up its least recently
+ * used idle point for a new one); -ENOSPC, with nothing held, when every
+ * point of a full table is held. port->mutex held (the table's shape
+ * changes only under it), and port->lock taken per chunk: an eviction
+ * scans the table.
  */
-static int gpuar_word_points_fit(struct gpuar_port *port,
-				 const struct gpuar_word_wait *e, u32 count)
+static int gpuar_word_take_points(struct gpuar_port *port,
+				  const struct gpuar_word_wait *e,
+				  struct gpuar_wait **waits, u32 count)
 {
-	u64 *fresh;
-	u32 i, n = 0, unique = 0;
+	u32 i, n;
 
-	/* At most @count new points: no need to count them (every submit). */
-	if (port->points.used + count <= port->points.limit)
-		return 0;
-	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL_ACCOUNT);
-	if (!fresh)
-		return -ENOMEM;
-	for (i = 0; i < count; i++)
-		if (!gpuar_est_table_find(&port->points, e[i].point))
-			fresh[n++] = e[i].point;
-	sort(fresh, n, sizeof(*fresh), gpuar_u64_cmp, NULL);
-	for (i = 0; i < n; i++)
-		if (!i || fresh[i] != fresh[i - 1])
-			unique++;
-	kvfree(fresh);
-	return port->points.used + unique > port->points.limit ? -ENOSPC : 0;
+	lockdep_assert_held(&port->mutex);
+	spin_lock_irq(&port->lock);
+	for (i = 0; i < count; i++) {
+		struct gpuar_est_entry *pe;
+
+		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
+			spin_unlock_irq(&port->lock);
+			cond_resched();
+			spin_lock_irq(&port->lock);
+		}
+		pe = gpuar_word_point(&port->points, e[i].point, &e[i].plan);
+		if (!pe) {
+			for (n = 0; n < i; n++)
+				gpuar_est_entry_release(waits[n]->pe);
+			spin_unlock_irq(&port->lock);
+			return -ENOSPC;
+		}
+		gpuar_est_entry_hold(&port->points, pe);
+		waits[i]->pe = pe;
+	}
+	spin_unlock_irq(&port->lock);
+	return 0;
 }
 
 /*
@@ -418,7 +422,8 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->slot = e->slot;
 	w->target = e->target;
 	w->rec.point = e->point;
-	w->pe = gpuar_word_point(&port->points, e->point, &e->plan);
+	/* Taken and held before the commit (gpuar_word_take_points). */
+	WARN_ON_ONCE(!w->pe);
 	RB_CLEAR_NODE(&w->tnode);
 	RB_CLEAR_NODE(&w->bnode);
 	line->waits++;
@@ -526,9 +531,6 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 		ret = entry_ret;
 		goto fail_unlock;
 	}
-	ret = gpuar_word_points_fit(port, e, s.count);
-	if (ret)
-		goto fail_unlock;
 	ret = -ENOSPC;
 	if (!gpuar_waits_fit(port, s.count))
 		goto fail_unlock;
@@ -541,18 +543,16 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 			goto fail_unlock;
 		kref_init(&waits[i]->ref);
 	}
-
-	spin_lock_irq(&port->lock);
-	if (!gpuar_waits_fit_locked(port, s.count)) {
-		spin_unlock_irq(&port->lock);
-		ret = -ENOSPC;
+	ret = gpuar_word_take_points(port, e, waits, s.count);
+	if (ret)
 		goto fail_unlock;
-	}
+
 	/*
-	 * Room is ours: only submitters (serialised by the mutex) add
-	 * waits. Commit in chunks so a large batch never keeps interrupts
-	 * off for long.
+	 * Room is ours since the check above, under the mutex: only
+	 * submitters (serialised by it) add waits. Commit in chunks so a
+	 * large batch never keeps interrupts off for long.
 	 */
+	spin_lock_irq(&port->lock);
 	for (i = 0; i < s.count; i++) {
 		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
 			spin_unlock_irq(&port->lock);

@@ -10,7 +10,10 @@
  *   lines past max_lines ..................... ENOSPC
  *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count,
  *                                               before a wait is allocated
- *   a new point past max_points .............. ENOSPC, error_index = count
+ *   a new point past max_points .............. ENOSPC, error_index = count,
+ *                                               while pending waits hold
+ *                                               every point; else the least
+ *                                               recently used idle one goes
  *   every limit readable by an unprivileged user (the ABI header's list)
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
@@ -303,35 +306,45 @@ TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
 	close(tl);
 }
 
-TEST_F(port, point_limit_enospc)
+/*
+ * Points pending waits hold fill the table: a new point is refused. Once
+ * they are idle, a new point takes the place of the least recently used
+ * one, whose statistics go: a long-lived port with ever new points never
+ * fills up for good.
+ */
+TEST_F(port, point_limit_enospc_while_held_then_evicts_idle)
 {
 	long long max = param(_metadata, "max_points");
-	struct gpuar_word_wait w[2];
+	struct gpuar_point_stats ps;
+	struct gpuar_word_wait *w;
+	struct gpuar_record *r;
 	__u32 idx;
 	long long p;
 
 	ASSERT_LT(0, max);
-	ASSERT_GE(65536, max);
-	word_store(self->lines, 1);
-	for (p = 0; p < max; p++) {
-		ASSERT_EQ(1, submit_word(self->port,
-					 word_wait(self->line, 0, 1, 1000 + p,
-						   p, plan_poll()))) {
-			TH_LOG("point %lld of %lld: %s", p, max,
-			       strerror(errno));
-		}
-		/* Keep the wait limit out of the way. */
-		ASSERT_EQ(1, collect_records(self->port,
-					     &(struct gpuar_record){ 0 }, 1,
-					     RECORD_TIMEOUT_MS));
-	}
-	/* A known point is fine, a new one is not: the batch names none. */
-	w[0] = word_wait(self->line, 0, 1, 1000, 1, plan_poll());
-	w[1] = word_wait(self->line, 0, 1, 1000 + max, 2, plan_poll());
-	EXPECT_EQ(-1, submit_words(self->port, w, 2, &idx));
+	ASSERT_GE(4096, max);
+	ASSERT_LE(max + 1, param(_metadata, "max_waits"));
+	w = calloc(max + 1, sizeof(*w));
+	r = calloc(max, sizeof(*r));
+	ASSERT_NE(NULL, w);
+	ASSERT_NE(NULL, r);
+	for (p = 0; p <= max; p++)
+		w[p] = word_wait(self->line, 0, 1, 1000 + p, p, plan_poll());
+	ASSERT_EQ(max, submit_words(self->port, w, max, NULL));
+	/* Every point held by a pending wait: a new one does not fit. */
+	EXPECT_EQ(-1, submit_words(self->port, &w[max], 1, &idx));
 	EXPECT_EQ(ENOSPC, errno);
-	EXPECT_EQ(2U, idx);
-	EXPECT_EQ(1, submit_words(self->port, w, 1, NULL));
+	EXPECT_EQ(1U, idx);
+	word_store(self->lines, 1);
+	ASSERT_EQ(max, collect_records(self->port, r, max, RECORD_TIMEOUT_MS));
+	/* Idle now: the new point evicts the least recently used, point 1000. */
+	EXPECT_EQ(1, submit_words(self->port, &w[max], 1, NULL));
+	EXPECT_EQ(-1, point_stats(self->port, 1000, &ps));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, point_stats(self->port, 1000 + max, &ps));
+	EXPECT_EQ(0, point_stats(self->port, 1000 + max - 1, &ps));
+	free(w);
+	free(r);
 }
 
 TEST(port_limit_per_user_emfile)

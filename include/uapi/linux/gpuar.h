@@ -136,8 +136,12 @@
  *   EALREADY cancel lost the race: the wait completed, its record queued
  *   EBUSY    unregistering a line with word waits pending on it
  *   E2BIG    a batch count above the module's max_waits
- *   ENOSPC   the port's limit on waits (pending + unread), lines or
- *            estimator points would be exceeded
+ *   ENOSPC   the port's limit on waits (pending + unread) or lines
+ *            would be exceeded, or a new estimator point finds every
+ *            point of a full table held by a pending wait (an idle
+ *            point gives way to a new one, least recently used first,
+ *            and its samples and statistics are forgotten: its point
+ *            stats are then ENOENT)
  *   EMFILE   the calling user already has max_ports ports open
  *   ENOMEM   the line's pin would exceed RLIMIT_MEMLOCK (without
  *            CAP_IPC_LOCK), or memory is short
