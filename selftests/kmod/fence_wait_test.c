@@ -238,15 +238,7 @@ TEST_F(tf_port, timeline_close_ecanceled)
 /* References on gpuar_testfence.ko: one per live fence, one per open file. */
 static long testfence_refs(void)
 {
-	FILE *f = fopen("/sys/module/gpuar_testfence/refcnt", "r");
-	long n = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
+	return module_refcnt("gpuar_testfence");
 }
 
 /* The count once earlier tests' fences are gone (RCU frees them). */

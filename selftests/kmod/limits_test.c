@@ -156,18 +156,6 @@ TEST_F_TIMEOUT(port, wait_limit_enospc, 120)
 
 #define TRACEFS "/sys/kernel/tracing"
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* kmem:kmalloc events in the trace buffer, or -1. */
 static int kmallocs_traced(void)
 {
