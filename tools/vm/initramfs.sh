@@ -17,6 +17,8 @@
 # required to unload. VM_TEST_TIMEOUT (s) bounds each test binary;
 # VM_SUITES lists the test binaries to include (default: all of TESTS_DIR);
 # VM_KMEMLEAK=1 makes the guest scan for leaks after the suites.
+# VM_KFUZZ_SECONDS runs the fuzzer (kfuzz_test) that long instead of its
+# default 100000 calls.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -122,6 +124,7 @@ VM_MODULES='${load[*]}'
 VM_OWN_MODULES='${own_names[*]}'
 VM_TEST_TIMEOUT='${VM_TEST_TIMEOUT:-600}'
 VM_KMEMLEAK='${VM_KMEMLEAK:-}'
+VM_KFUZZ_SECONDS='${VM_KFUZZ_SECONDS:-}'
 EOT
 
 mkdir -p "$(dirname "$out")"

@@ -30,6 +30,16 @@ check-vm:
 	if [ -n "$$failed" ]; then echo "check-vm: failed on:$$failed"; exit 1; fi; \
 	echo "check-vm: passed on $(VM_KERNELS)"
 
+# The fuzzer alone, for DURATION seconds (the suites run it for 100000
+# calls): make fuzz-kmod KERNEL=debug DURATION=600
+DURATION ?= 300
+.PHONY: fuzz-kmod
+fuzz-kmod:
+	@case "$(KERNEL)" in 6.1|6.12|7.x|debug) ;; \
+	*) echo "usage: make fuzz-kmod KERNEL=<6.1|6.12|7.x|debug> [DURATION=s]" >&2; exit 2 ;; esac
+	@$(VM_ENV) VM_SUITES=kfuzz_test VM_KFUZZ_SECONDS=$(DURATION) \
+		VM_TEST_TIMEOUT=$$(($(DURATION) + 120)) tools/vm/vm-check $(KERNEL)
+
 # The runner's own logic, tested on the host (no VM needed): its verdict on
 # canned serial logs, and how it finds the archive in apt sources.
 .PHONY: check-vm-tools
