@@ -71,6 +71,12 @@
  *   another mm (a forked child, a process the fd was passed to) fail with
  *   EPERM. Reading records,
  *   polling, cancelling, fence waits and statistics work from anywhere.
+ *   A line pins the page behind its address at registration and keeps
+ *   that page until it is unregistered: unmapping the address (munmap,
+ *   MADV_DONTNEED, a new mapping over it) does not follow through to the
+ *   line, whose waits then see a page nobody stores to any more and end
+ *   at their backstop (TIMEOUT, -ETIME). Unregister a line before giving
+ *   its memory back.
  *
  * Record order
  *   Records are queued in the order their waits completed, as seen under
