@@ -18,7 +18,7 @@
 # VM_SUITES lists the test binaries to include (default: all of TESTS_DIR);
 # VM_KMEMLEAK=1 makes the guest scan for leaks after the suites.
 # VM_KFUZZ_SECONDS runs the fuzzer (kfuzz_test) that long instead of its
-# default 100000 calls.
+# default 100000 calls; VM_SOAK_COMPLETIONS is the soak's target.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -125,6 +125,7 @@ VM_OWN_MODULES='${own_names[*]}'
 VM_TEST_TIMEOUT='${VM_TEST_TIMEOUT:-600}'
 VM_KMEMLEAK='${VM_KMEMLEAK:-}'
 VM_KFUZZ_SECONDS='${VM_KFUZZ_SECONDS:-}'
+VM_SOAK_COMPLETIONS='${VM_SOAK_COMPLETIONS:-}'
 EOT
 
 mkdir -p "$(dirname "$out")"
