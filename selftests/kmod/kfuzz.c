@@ -20,9 +20,11 @@
  *
  *   kfuzz [--seed N] [--calls N] [--seconds S]
  *
- * Defaults: a seed from the clock, 100000 calls, no time bound (the
- * environment's GPUAR_KFUZZ_SECONDS, if set, bounds the run instead and
- * lifts the call count). Prints "kfuzz: <calls> calls, <waits> waits,
+ * Defaults: a seed from the clock, 100000 calls or 480 s, whichever comes
+ * first (so the suites' run ends well inside the runner's per-binary
+ * timeout on a slow debug kernel; the line says how many calls it made).
+ * The environment's GPUAR_KFUZZ_SECONDS, if set, bounds the run instead
+ * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits,
  * seed <seed>" and TAP (one test), so the VM runner counts it as a suite.
  * Exit status 0 when the oracle held.
  */
@@ -555,7 +557,8 @@ static void drain(void)
 int main(int argc, char **argv)
 {
 	uint64_t seed = mono_ns() ^ ((uint64_t)getpid() << 32);
-	uint64_t max_calls = 100000, seconds = 0, end;
+	uint64_t max_calls = 100000, seconds = 480, end;
+	bool seconds_given = false;
 	const char *env = getenv("GPUAR_KFUZZ_SECONDS");
 	pthread_t dev;
 	int i;
@@ -565,10 +568,12 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--calls"))
 			max_calls = strtoull(argv[i + 1], NULL, 0);
-		else if (!strcmp(argv[i], "--seconds"))
+		else if (!strcmp(argv[i], "--seconds")) {
 			seconds = strtoull(argv[i + 1], NULL, 0);
+			seconds_given = true;
+		}
 	}
-	if (env && *env && !seconds) {
+	if (env && *env && !seconds_given) {
 		seconds = strtoull(env, NULL, 0);
 		max_calls = UINT64_MAX;
 	}
