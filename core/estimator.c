@@ -188,8 +188,30 @@ void gpuar_est_table_init(struct gpuar_est_table *tab,
 	tab->cap = cap;
 	tab->limit = limit < cap ? limit : cap;
 	tab->used = 0;
-	for (i = 0; i < cap; i++)
+	tab->evict_idle = false;
+	tab->tick = 0;
+	for (i = 0; i < cap; i++) {
 		slots[i].used = false;
+		slots[i].gone = false;
+	}
+}
+
+void gpuar_est_table_evict_idle(struct gpuar_est_table *tab)
+{
+	tab->evict_idle = true;
+}
+
+void gpuar_est_entry_hold(struct gpuar_est_table *tab,
+			  struct gpuar_est_entry *e)
+{
+	e->holds++;
+	e->taken = ++tab->tick;
+}
+
+void gpuar_est_entry_release(struct gpuar_est_entry *e)
+{
+	if (e->holds)
+		e->holds--;
 }
 
 /* Fibonacci hashing: the high bits of point * 2^64 / phi. */
@@ -201,12 +223,16 @@ static u32 table_home(const struct gpuar_est_table *tab, u64 point)
 }
 
 /*
- * Linear probing. There is no removal, so the first free slot ends a
- * search; a table filled to its capacity is searched at most once around.
+ * Linear probing. An evicted entry leaves a tombstone (gone), which a
+ * search passes over and an insertion reuses, so entries never move; the
+ * first never-used slot ends a search, and a table without one is
+ * searched at most once around. Returns @point's entry, else the slot to
+ * put it in (the first tombstone or free slot met), else NULL.
  */
 static struct gpuar_est_entry *table_probe(const struct gpuar_est_table *tab,
 					   u64 point)
 {
+	struct gpuar_est_entry *free = NULL;
 	u32 idx, n;
 
 	if (!tab->cap)
@@ -215,11 +241,30 @@ static struct gpuar_est_entry *table_probe(const struct gpuar_est_table *tab,
 	for (n = 0; n < tab->cap; n++) {
 		struct gpuar_est_entry *e = &tab->slots[idx];
 
-		if (!e->used || e->point == point)
+		if (e->used && e->point == point)
 			return e;
+		if (!e->used && !free)
+			free = e;
+		if (!e->used && !e->gone)
+			break;
 		idx = (idx + 1) & (tab->cap - 1);
 	}
-	return NULL;
+	return free;
+}
+
+/* The least recently held entry no wait holds; NULL when all are held. */
+static struct gpuar_est_entry *table_idle_lru(const struct gpuar_est_table *tab)
+{
+	struct gpuar_est_entry *best = NULL;
+	u32 i;
+
+	for (i = 0; i < tab->cap; i++) {
+		struct gpuar_est_entry *e = &tab->slots[i];
+
+		if (e->used && !e->holds && (!best || e->taken < best->taken))
+			best = e;
+	}
+	return best;
 }
 
 struct gpuar_est_entry *gpuar_est_table_find(const struct gpuar_est_table *tab,
@@ -236,17 +281,31 @@ struct gpuar_est_entry *gpuar_est_table_get(struct gpuar_est_table *tab,
 	struct gpuar_est_entry *e = table_probe(tab, point);
 	u32 i;
 
-	if (!e)
-		return NULL;
-	if (e->used)
+	if (e && e->used)
 		return e;
-	if (tab->used >= tab->limit)
+	if (tab->used >= tab->limit) {
+		struct gpuar_est_entry *old;
+
+		if (!tab->evict_idle)
+			return NULL;
+		old = table_idle_lru(tab);
+		if (!old)
+			return NULL;
+		old->used = false;
+		old->gone = true;
+		tab->used--;
+		e = table_probe(tab, point);
+	}
+	if (!e)
 		return NULL;
 	e->point = point;
 	for (i = 0; i < GPUAR_OUTCOME_SLOTS; i++)
 		e->outcomes[i] = 0;
 	gpuar_est_init(&e->est, window);
+	e->taken = 0;
+	e->holds = 0;
 	e->used = true;
+	e->gone = false;
 	tab->used++;
 	return e;
 }

@@ -91,17 +91,23 @@ u64 gpuar_est_early_wake_ns(u64 sleep_ns, u64 wakelat_ns);
 
 /*
  * A fixed-capacity table of points, open addressing in caller-provided
- * memory, no removal: a port's points live as long as the port. @cap must
- * be a power of two (any other cap, or NULL @slots, gives a table that
- * holds nothing); the table refuses new points once @limit (at most @cap)
- * are used. init marks every slot free.
+ * memory. @cap must be a power of two (any other cap, or NULL @slots,
+ * gives a table that holds nothing); once @limit (at most @cap) points are
+ * used, a new point is refused, or, in a table that evicts
+ * (gpuar_est_table_evict_idle), takes the place of the least recently
+ * taken point no wait holds (gpuar_est_entry_hold), whose samples and
+ * statistics are forgotten. An entry never moves: a held entry's address
+ * stays valid until it is released. init marks every slot free.
  */
 struct gpuar_est_entry {
 	u64 point;
 	/* Waits ended, by outcome: the statistics' fixed array, copied whole. */
 	u64 outcomes[GPUAR_OUTCOME_SLOTS];
 	struct gpuar_est est;
+	u64 taken;		/* table tick of the last hold */
+	u32 holds;		/* waits holding the entry */
 	bool used;
+	bool gone;		/* evicted: a free slot that does not end a probe */
 };
 
 struct gpuar_est_table {
@@ -109,6 +115,8 @@ struct gpuar_est_table {
 	u32 cap;		/* power of two */
 	u32 limit;		/* <= cap */
 	u32 used;
+	bool evict_idle;
+	u64 tick;
 };
 
 /*
@@ -122,8 +130,19 @@ void gpuar_est_table_init(struct gpuar_est_table *tab,
 			  struct gpuar_est_entry *slots, u32 cap, u32 limit);
 struct gpuar_est_entry *gpuar_est_table_find(const struct gpuar_est_table *tab,
 					     u64 point);
-/* Find @point or add it with @window; NULL when the table is at its limit. */
+/*
+ * Find @point or add it with @window; NULL when the table is at its limit
+ * (and, if it evicts, every point is held).
+ */
 struct gpuar_est_entry *gpuar_est_table_get(struct gpuar_est_table *tab,
 					    u64 point, u32 window);
+
+/* From now on a full table evicts its least recently held idle point. */
+void gpuar_est_table_evict_idle(struct gpuar_est_table *tab);
+
+/* A wait holds @e (it cannot be evicted) until it releases it. */
+void gpuar_est_entry_hold(struct gpuar_est_table *tab,
+			  struct gpuar_est_entry *e);
+void gpuar_est_entry_release(struct gpuar_est_entry *e);
 
 #endif /* GPUAR_CORE_ESTIMATOR_H */

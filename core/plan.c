@@ -38,6 +38,15 @@ enum gpuar_plan_fault gpuar_plan_check(const struct gpuar_plan *plan)
 		if (plan->window < GPUAR_PLAN_WINDOW_MIN ||
 		    plan->window > GPUAR_PLAN_WINDOW_MAX)
 			return GPUAR_PLAN_WINDOW_RANGE;
+		/*
+		 * Bounded as the backstop is: nothing sleeps longer than
+		 * the backstop anyway, and a bound keeps the sums on them
+		 * far from overflow.
+		 */
+		if (plan->margin_ns > GPUAR_PLAN_SLEEP_NS_MAX ||
+		    plan->min_sleep_ns > GPUAR_PLAN_SLEEP_NS_MAX ||
+		    plan->max_sleep_ns > GPUAR_PLAN_SLEEP_NS_MAX)
+			return GPUAR_PLAN_SLEEP_RANGE;
 	} else if (plan->margin_ns || plan->min_sleep_ns ||
 		   plan->max_sleep_ns || plan->window) {
 		return GPUAR_PLAN_UNUSED_NONZERO;
@@ -64,6 +73,8 @@ const char *gpuar_plan_fault_str(enum gpuar_plan_fault fault)
 		return "backstop_ns out of range (max 1 s)";
 	case GPUAR_PLAN_WINDOW_RANGE:
 		return "window out of range 1..16";
+	case GPUAR_PLAN_SLEEP_RANGE:
+		return "margin, min_sleep or max_sleep out of range (max 1 s)";
 	case GPUAR_PLAN_UNUSED_NONZERO:
 		return "a field the plan's kind does not use is set";
 	case GPUAR_PLAN_PAD_NONZERO:

@@ -19,6 +19,7 @@ enum gpuar_plan_fault {
 	GPUAR_PLAN_PARK_RANGE,		/* park_ns > GPUAR_PLAN_PARK_NS_MAX */
 	GPUAR_PLAN_BACKSTOP_RANGE,	/* backstop_ns > GPUAR_PLAN_BACKSTOP_NS_MAX */
 	GPUAR_PLAN_WINDOW_RANGE,	/* predict with window outside 1..16 */
+	GPUAR_PLAN_SLEEP_RANGE,		/* margin/min/max sleep > GPUAR_PLAN_SLEEP_NS_MAX */
 	GPUAR_PLAN_UNUSED_NONZERO,	/* a field the plan's kind does not use is set */
 	GPUAR_PLAN_PAD_NONZERO,		/* pad is not zero */
 	GPUAR_PLAN_FAULT_COUNT

@@ -272,9 +272,9 @@ static int parse_predict(struct parser *p, struct gpuar_plan *plan)
 		return refuse(p, p->pos, "block takes no prediction");
 	p->pos++;	/* the '+' */
 	if (expect(p, "predict:") ||
-	    parse_us(p, '\0', "margin_us", GPUAR_U64_MAX, &plan->margin_ns) ||
-	    parse_us(p, ',', "min_sleep_us", GPUAR_U64_MAX, &plan->min_sleep_ns) ||
-	    parse_us(p, ',', "max_sleep_us", GPUAR_U64_MAX, &plan->max_sleep_ns) ||
+	    parse_us(p, '\0', "margin_us", GPUAR_PLAN_SLEEP_NS_MAX, &plan->margin_ns) ||
+	    parse_us(p, ',', "min_sleep_us", GPUAR_PLAN_SLEEP_NS_MAX, &plan->min_sleep_ns) ||
+	    parse_us(p, ',', "max_sleep_us", GPUAR_PLAN_SLEEP_NS_MAX, &plan->max_sleep_ns) ||
 	    parse_window(p, &plan->window))
 		return -1;
 	plan->flags |= GPUAR_PLAN_PREDICT;

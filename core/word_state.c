@@ -16,7 +16,9 @@ bool gpuar_word_entry_valid(const struct gpuar_word_wait *e, u64 now)
 		return false;
 	if (e->plan.park == GPUAR_PARK_BLOCK)
 		return false;
-	return e->start_ns <= now;
+	if (e->start_ns > now)
+		return false;
+	return !e->start_ns || now - e->start_ns <= GPUAR_START_AGE_NS_MAX;
 }
 
 u64 gpuar_word_interval_ns(const struct gpuar_plan *plan,

@@ -85,6 +85,7 @@ static long gpuar_fences_detach(struct list_head *fences, long *lost)
 			cancelled++;
 		else
 			(*lost)++;
+		gpuar_fence_wait_drop(w);
 		list_del(&w->cnode);
 		gpuar_wait_put(w);
 	}
@@ -92,17 +93,23 @@ static long gpuar_fences_detach(struct list_head *fences, long *lost)
 }
 
 /*
- * Is a record of @user_data (other than a cancellation) queued? Records
+ * Is a record of @user_data (other than a cancellation) queued (1, or 0;
+ * -EINTR when killed while waiting for a reader)? Records
  * leave the queue only under read_mutex, so holding it the walk may drop
  * the port lock between chunks (new records only join the tail).
  */
-static bool gpuar_record_queued(struct gpuar_port *port, u64 user_data)
+static int gpuar_record_queued(struct gpuar_port *port, u64 user_data)
 {
 	struct gpuar_wait *w;
 	unsigned int n = 0;
 	bool found = false;
 
-	mutex_lock(&port->read_mutex);
+	/*
+	 * A reader holds read_mutex while it copies out, which a faulting
+	 * buffer (userfaultfd, FUSE) can make last: wait for it killably.
+	 */
+	if (mutex_lock_killable(&port->read_mutex))
+		return -EINTR;
 	spin_lock_irq(&port->lock);
 	list_for_each_entry(w, &port->records, node) {
 		if (w->user_data == user_data &&
@@ -132,7 +139,7 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 	struct gpuar_cancel c;
 	LIST_HEAD(fences);
 	long cancelled, lost = 0;
-	bool queued = false;
+	int queued = 0;
 	u32 usize;
 	int ret;
 
@@ -144,13 +151,20 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 
 	mutex_lock(&port->mutex);
 	cancelled = gpuar_wait_end_pending(port, &c.user_data, &fences);
-	if (!cancelled && list_empty(&fences))
-		queued = gpuar_record_queued(port, c.user_data);
 	cancelled += gpuar_fences_detach(&fences, &lost);
 	mutex_unlock(&port->mutex);
+	/*
+	 * Only to tell EALREADY from ENOENT: outside port->mutex, so
+	 * submitters never queue behind a reader's slow copy-out through
+	 * this cancel.
+	 */
+	if (!cancelled && !lost)
+		queued = gpuar_record_queued(port, c.user_data);
 
 	if (cancelled)
 		return cancelled;
+	if (queued < 0)
+		return queued;
 	if (lost || queued)
 		return -EALREADY;
 	return -ENOENT;

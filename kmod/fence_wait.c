@@ -7,8 +7,15 @@
  * port lock IRQ-safe and queues the record. Lock order is therefore fence
  * lock -> port lock, and the port never calls into the fence
  * (dma_fence_add_callback, dma_fence_remove_callback) with its own lock
- * held. The wait keeps its fence reference until the wait is freed, which
- * happens in process context (a reader, cancel or release).
+ * held.
+ *
+ * A wait lets go of its fence as soon as it ended, not when its record is
+ * read: an unread record must not pin the driver's fence (and through its
+ * ops the driver). The callback cannot drop it itself, since it runs
+ * under the fence lock, which the fence's release may take: it hands the
+ * wait to a work item that puts the fence in process context. A wait a
+ * canceller collected keeps its fence for the canceller's
+ * dma_fence_remove_callback(), and the canceller drops it afterwards.
  */
 #include <linux/dma-fence.h>
 #include <linux/file.h>
@@ -29,18 +36,59 @@ static u64 gpuar_fence_time(struct dma_fence *f)
 	return ktime_to_ns(gpuar_fence_timestamp(f));
 }
 
-/* Any context, fence lock held. */
+/* Process context: the fence of a wait that ended, if it still has it. */
+void gpuar_fence_wait_drop(struct gpuar_wait *w)
+{
+	struct dma_fence *f = xchg(&w->fence, NULL);
+
+	if (f)
+		dma_fence_put(f);
+}
+
+static LLIST_HEAD(gpuar_fence_puts);
+
+static void gpuar_fence_puts_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&gpuar_fence_puts);
+	struct gpuar_wait *w, *tmp;
+
+	llist_for_each_entry_safe(w, tmp, list, fence_put) {
+		gpuar_fence_wait_drop(w);
+		gpuar_wait_put(w);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(gpuar_fence_puts_work, gpuar_fence_puts_fn);
+
+/* Module exit: no deferred put is left. */
+void gpuar_fence_puts_flush(void)
+{
+	flush_work(&gpuar_fence_puts_work);
+}
+
+/*
+ * Any context, fence lock held. The wait is handed (with a reference, as
+ * a reader may free it meanwhile) to the work that drops its fence,
+ * unless a canceller holds it, which does that itself.
+ */
 static void gpuar_fence_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 {
 	struct gpuar_wait *w = container_of(cb, struct gpuar_wait, cb);
 	struct gpuar_port *port = w->port;
 	unsigned long flags;
+	bool drop;
 
 	spin_lock_irqsave(&port->lock, flags);
+	drop = w->state == GPUAR_WAIT_PENDING && !w->cancelling;
 	gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE, f->error,
 				   gpuar_fence_time(f),
 				   f->seqno);
+	if (drop)
+		kref_get(&w->ref);
 	spin_unlock_irqrestore(&port->lock, flags);
+	if (drop && llist_add(&w->fence_put, &gpuar_fence_puts))
+		schedule_work(&gpuar_fence_puts_work);
 }
 
 /*
@@ -97,7 +145,7 @@ static struct dma_fence *gpuar_fence_from_fd(int fd)
 
 static int gpuar_fence_read_entries(const struct gpuar_submit *s,
 				    struct gpuar_fence_wait *e,
-				    struct gpuar_wait **waits, u32 *bad)
+				    struct dma_fence **fences, u32 *bad)
 {
 	const char __user *src = u64_to_user_ptr(s->entries);
 	struct dma_fence *fence;
@@ -106,6 +154,7 @@ static int gpuar_fence_read_entries(const struct gpuar_submit *s,
 
 	for (i = 0; i < s->count; i++) {
 		*bad = i;
+		cond_resched();	/* long batches: see gpuar_submit_fence_ioctl */
 		ret = copy_struct_from_user(&e[i], sizeof(e[i]),
 					    src + (size_t)i * s->entry_size,
 					    s->entry_size);
@@ -116,7 +165,7 @@ static int gpuar_fence_read_entries(const struct gpuar_submit *s,
 		fence = gpuar_fence_from_fd(e[i].fd);
 		if (IS_ERR(fence))
 			return PTR_ERR(fence);
-		waits[i]->fence = fence;
+		fences[i] = fence;
 	}
 	return 0;
 }
@@ -136,6 +185,7 @@ static void gpuar_fence_init_wait(struct gpuar_port *port,
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 {
 	struct gpuar_fence_wait *e = NULL;
+	struct dma_fence **fences = NULL;
 	struct gpuar_wait **waits = NULL;
 	struct gpuar_submit s;
 	u32 usize, i, bad;
@@ -155,19 +205,33 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	/* count <= max_waits <= 2^20: far below kvmalloc's INT_MAX. */
 	ret = -ENOMEM;
 	e = kvmalloc_array(s.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
+	fences = kvcalloc(s.count, sizeof(*fences), GFP_KERNEL_ACCOUNT);
 	waits = kvcalloc(s.count, sizeof(*waits), GFP_KERNEL_ACCOUNT);
-	if (!e || !waits)
+	if (!e || !fences || !waits)
 		goto fail;
+	ret = gpuar_fence_read_entries(&s, e, fences, &bad);
+	if (ret)
+		goto fail;
+	bad = s.count;
+	/* The entries' faults come first; then the limit, before any wait. */
+	ret = -ENOSPC;
+	if (!gpuar_waits_fit(port, s.count))
+		goto fail;
+	/*
+	 * A batch may hold max_waits entries: every loop over it outside
+	 * the port lock lets the CPU go once an entry, so a long one never
+	 * runs without a preemption point.
+	 */
+	ret = -ENOMEM;
 	for (i = 0; i < s.count; i++) {
+		cond_resched();
 		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
 		if (!waits[i])
 			goto fail;
 		kref_init(&waits[i]->ref);
+		waits[i]->fence = fences[i];
+		fences[i] = NULL;
 	}
-	ret = gpuar_fence_read_entries(&s, e, waits, &bad);
-	if (ret)
-		goto fail;
-	bad = s.count;
 
 	/*
 	 * Reserve room and make the waits pending under the lock; hang the
@@ -177,8 +241,7 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	 */
 	mutex_lock(&port->mutex);
 	spin_lock_irq(&port->lock);
-	if ((u64)port->npending + port->nqueued + s.count >
-	    READ_ONCE(gpuar_max_waits)) {
+	if (!gpuar_waits_fit_locked(port, s.count)) {
 		spin_unlock_irq(&port->lock);
 		mutex_unlock(&port->mutex);
 		ret = -ENOSPC;
@@ -197,6 +260,7 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 	for (i = 0; i < s.count; i++) {
 		struct gpuar_wait *w = waits[i];
 
+		cond_resched();
 		/* From here on the callback may end and a reader free @w. */
 		if (dma_fence_add_callback(w->fence, &w->cb, gpuar_fence_cb)) {
 			/*
@@ -207,30 +271,37 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 			 * signalled before the submit has complete_ns <
 			 * start_ns (see struct gpuar_record).
 			 */
-			int status = dma_fence_get_status(w->fence);
-			u64 when = gpuar_fence_time(w->fence);
-			u64 seqno = w->fence->seqno;
+			struct dma_fence *f = w->fence;
+			int status = dma_fence_get_status(f);
+			u64 when = gpuar_fence_time(f);
+			u64 seqno = f->seqno;
 
+			/* Ours alone until queued: a reader may then free it. */
+			w->fence = NULL;
 			spin_lock_irq(&port->lock);
 			gpuar_wait_complete_locked(port, w, GPUAR_OUTCOME_FENCE,
 						   min(status, 0), when, seqno);
 			spin_unlock_irq(&port->lock);
+			dma_fence_put(f);
 		}
 	}
 	mutex_unlock(&port->mutex);
 	kvfree(waits);
+	kvfree(fences);
 	kvfree(e);
 	return s.count;
 
 fail:
-	if (waits) {
-		for (i = 0; i < s.count; i++) {
-			if (waits[i] && waits[i]->fence)
-				dma_fence_put(waits[i]->fence);
-			kfree(waits[i]);
-		}
+	for (i = 0; waits && i < s.count; i++) {
+		if (waits[i] && waits[i]->fence)
+			dma_fence_put(waits[i]->fence);
+		kfree(waits[i]);
 	}
+	for (i = 0; fences && i < s.count; i++)
+		if (fences[i])
+			dma_fence_put(fences[i]);
 	kvfree(waits);
+	kvfree(fences);
 	kvfree(e);
 	s.error_index = bad;
 	if (gpuar_uarg_out(&s, sizeof(s), uarg, usize))

@@ -11,14 +11,26 @@
  * or file mapping with the same errno (6.5+ GUP refuses long-term write
  * pins of file mappings itself, older kernels do not).
  *
- * The pinned page is charged to the creator mm's pinned_vm against
- * RLIMIT_MEMLOCK (as RDMA and io_uring do); the port holds that mm with
- * mmgrab() so the charge is returned to the right mm whoever unpins.
+ * What a pin holds is the page's whole folio: a long-term pinned folio
+ * cannot be split or migrated, so a line in a 2 MiB huge page holds 2 MiB.
+ * Each folio is therefore charged whole, once per port however many of
+ * its lines share it (port->folios counts them), as io_uring charges its
+ * fixed buffers:
+ *   - to the port owner's user (user->locked_vm) against RLIMIT_MEMLOCK,
+ *     unless the registering task has CAP_IPC_LOCK: a per-mm charge
+ *     could be escaped by passing the fd on and exiting, or by pinning
+ *     from many processes;
+ *   - to the creator mm's pinned_vm, which /proc/<pid>/status shows as
+ *     VmPin (the port holds that mm with mmgrab(), so the charge goes
+ *     back to the right mm whoever unpins).
+ * Charges move only under port->mutex, at register, unregister and
+ * release.
  */
 #include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 
@@ -44,16 +56,76 @@ static int gpuar_line_check_vma(struct mm_struct *mm, unsigned long addr)
 	return 0;
 }
 
-static int gpuar_pinned_charge(struct mm_struct *mm)
+/*
+ * port->folios: folio pfn -> xa_mk_value(lines << 1 | charged to the
+ * user). A pinned folio stays where it is, so its pfn names it.
+ */
+#define GPUAR_FOLIO_USER 1UL
+
+static int gpuar_user_charge(struct user_struct *user, unsigned long pages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long cur = atomic_long_read(&user->locked_vm), next;
 
-	if (atomic64_add_return(1, &mm->pinned_vm) > limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		atomic64_dec(&mm->pinned_vm);
-		return -ENOMEM;
-	}
+	do {
+		next = cur + pages;
+		if (next > limit || next < cur)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, next));
 	return 0;
+}
+
+/* port->mutex held: charge @line's folio unless another line did. */
+static int gpuar_line_charge(struct gpuar_port *port, struct gpuar_line *line)
+{
+	struct folio *folio = page_folio(line->page);
+	unsigned long key = folio_pfn(folio), pages = folio_nr_pages(folio);
+	unsigned long v = xa_to_value(xa_load(&port->folios, key) ?: xa_mk_value(0));
+	bool user = false;
+	int ret;
+
+	lockdep_assert_held(&port->mutex);
+	if (!v) {
+		user = !capable(CAP_IPC_LOCK);
+		if (user) {
+			ret = gpuar_user_charge(port->user, pages);
+			if (ret)
+				return ret;
+		}
+		v = user ? GPUAR_FOLIO_USER : 0;
+	}
+	ret = xa_err(xa_store(&port->folios, key, xa_mk_value(v + 2),
+			      GFP_KERNEL_ACCOUNT));
+	if (ret) {
+		if (user)
+			atomic_long_sub(pages, &port->user->locked_vm);
+		return ret;
+	}
+	if (v < 2)
+		atomic64_add(pages, &port->mm->pinned_vm);
+	return 0;
+}
+
+/* port->mutex held (or the port is being freed): the charge's inverse. */
+static void gpuar_line_uncharge(struct gpuar_port *port,
+				struct gpuar_line *line)
+{
+	struct folio *folio = page_folio(line->page);
+	unsigned long key = folio_pfn(folio), pages = folio_nr_pages(folio);
+	unsigned long v = xa_to_value(xa_load(&port->folios, key) ?: xa_mk_value(0));
+
+	if (WARN_ON_ONCE(v < 2))
+		return;
+	v -= 2;
+	if (v >= 2) {
+		/* Replacing a value entry in place allocates nothing. */
+		xa_store(&port->folios, key, xa_mk_value(v), GFP_NOWAIT);
+		return;
+	}
+	xa_erase(&port->folios, key);
+	if (v & GPUAR_FOLIO_USER)
+		atomic_long_sub(pages, &port->user->locked_vm);
+	atomic64_sub(pages, &port->mm->pinned_vm);
 }
 
 static void gpuar_line_release(struct kref *ref)
@@ -61,7 +133,6 @@ static void gpuar_line_release(struct kref *ref)
 	struct gpuar_line *line = container_of(ref, struct gpuar_line, ref);
 
 	unpin_user_page(line->page);
-	atomic64_dec(&line->port->mm->pinned_vm);
 	kfree(line);
 }
 
@@ -79,9 +150,6 @@ static int gpuar_line_pin(struct gpuar_port *port, struct gpuar_line *line)
 	long got;
 	int ret;
 
-	ret = gpuar_pinned_charge(port->mm);
-	if (ret)
-		return ret;
 	mmap_read_lock(port->mm);
 	ret = gpuar_line_check_vma(port->mm, addr);
 	if (!ret) {
@@ -91,11 +159,14 @@ static int gpuar_line_pin(struct gpuar_port *port, struct gpuar_line *line)
 			ret = got < 0 ? (int)got : -EFAULT;
 	}
 	mmap_read_unlock(port->mm);
+	if (ret)
+		return ret;
+	line->page = page;
+	ret = gpuar_line_charge(port, line);
 	if (ret) {
-		atomic64_dec(&port->mm->pinned_vm);
+		unpin_user_page(page);
 		return ret;
 	}
-	line->page = page;
 	line->words = page_address(page) + offset_in_page(addr);
 	return 0;
 }
@@ -116,6 +187,7 @@ static void gpuar_line_undo(struct gpuar_port *port, struct gpuar_line *line)
 	if (!busy && xa_load(&port->lines, line->id) == line) {
 		xa_erase(&port->lines, line->id);
 		port->nlines--;
+		gpuar_line_uncharge(port, line);
 		gpuar_line_put(line);
 	}
 	mutex_unlock(&port->mutex);
@@ -157,6 +229,7 @@ long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 	ret = xa_alloc(&port->lines, &id, line, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
+		gpuar_line_uncharge(port, line);
 		mutex_unlock(&port->mutex);
 		gpuar_line_put(line);
 		return ret == -EBUSY ? -ENOSPC : ret;
@@ -194,6 +267,9 @@ long gpuar_line_unregister_ioctl(struct gpuar_port *port,
 			    uarg, &usize);
 	if (ret)
 		return ret;
+	/* The lines are the port's address space's: a forked child's not. */
+	if (current->mm != port->mm)
+		return -EPERM;
 
 	mutex_lock(&port->mutex);
 	line = xa_load(&port->lines, lu.id);
@@ -209,6 +285,7 @@ long gpuar_line_unregister_ioctl(struct gpuar_port *port,
 		goto out;
 	xa_erase(&port->lines, lu.id);
 	port->nlines--;
+	gpuar_line_uncharge(port, line);
 	gpuar_line_put(line);
 out:
 	mutex_unlock(&port->mutex);
@@ -223,7 +300,9 @@ void gpuar_lines_release(struct gpuar_port *port)
 
 	xa_for_each(&port->lines, id, line) {
 		xa_erase(&port->lines, id);
+		gpuar_line_uncharge(port, line);
 		gpuar_line_put(line);
 	}
 	port->nlines = 0;
+	xa_destroy(&port->folios);
 }

@@ -87,6 +87,7 @@ static void __exit gpuar_exit(void)
 {
 	gpuar_debugfs_exit();
 	misc_deregister(&gpuar_misc);
+	gpuar_fence_puts_flush();
 	rcu_barrier();
 }
 

@@ -16,7 +16,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -84,6 +86,8 @@ static void gpuar_port_free(struct gpuar_port *port)
 	xa_destroy(&port->lines);
 	kvfree(port->points.slots);
 	mmdrop(port->mm);
+	put_pid(port->creator);
+	free_uid(port->user);
 	gpuar_uid_limit_put(port->uid_limit);
 	mutex_destroy(&port->read_mutex);
 	mutex_destroy(&port->mutex);
@@ -230,11 +234,15 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	port->armed_ns = U64_MAX;
 	port->armed_end_ns = U64_MAX;
 	xa_init_flags(&port->lines, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	xa_init_flags(&port->folios, XA_FLAGS_ACCOUNT);
 	gpuar_est_table_init(&port->points, slots, cap, limit);
+	/* A long-lived port with ever new points must not fill up for good. */
+	gpuar_est_table_evict_idle(&port->points);
 	gpuar_wakelat_init(&port->wakelat);
 	gpuar_word_timer_init(port);
 	port->record_version = record_version;
-	port->creator = task_tgid_vnr(current);
+	port->creator = get_pid(task_tgid(current));
+	port->user = get_uid(current_user());
 	return port;
 }
 

@@ -30,7 +30,8 @@
  *   list (a word wait also in the timer queue, and while it sleeps on the
  *   estimator in the busy queue) until it ends under the lock, then on the
  *   record queue until a reader copies it out and frees it (process
- *   context, which is where its fence reference is dropped). Each source
+ *   context; a fence wait drops its fence reference as soon as it ended,
+ *   see fence_wait.c). Each source
  *   takes its wait off its own queues (gpuar_word_end_locked; a fence wait
  *   has none) before the source-agnostic gpuar_wait_complete_locked()
  *   queues the record.
@@ -51,7 +52,9 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -118,8 +121,9 @@ struct gpuar_wait {
 	struct gpuar_word_state ws;	/* [L] phase, next check, backstop */
 
 	/* fence waits */
-	struct dma_fence *fence;	/* reference held until the wait is freed */
+	struct dma_fence *fence;	/* reference dropped once the wait ended */
 	struct dma_fence_cb cb;
+	struct llist_node fence_put;	/* on the deferred put list */
 };
 
 struct gpuar_port_counters {
@@ -152,6 +156,7 @@ struct gpuar_port {
 	wait_queue_head_t wq;		/* readers and pollers: a record arrived */
 
 	struct mm_struct *mm;		/* mmgrab()ed creator mm: binding, pinned_vm */
+	struct user_struct *user;	/* the creator's user: locked_vm */
 	struct gpuar_uid_limit *uid_limit; /* its owner's port count */
 	u32 record_version;
 
@@ -197,6 +202,7 @@ struct gpuar_port {
 	u32 nclaimed;			/* [L] */
 
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
+	struct xarray folios;		/* pinned folios' charges, line.c, [M] */
 	u32 nlines;			/* [M] */
 
 	struct gpuar_est_table points;	/* shape [M]+[L], contents [L] */
@@ -205,7 +211,7 @@ struct gpuar_port {
 
 	struct list_head global;	/* gpuar_ports, for debugfs */
 	u64 id;				/* names the port in debugfs and fdinfo */
-	pid_t creator;
+	struct pid *creator;		/* shown as the reader's pid namespace names it */
 };
 
 /* The port's clock: CLOCK_MONOTONIC, as records and plans count time. */
@@ -281,12 +287,16 @@ void gpuar_word_sleeper_del_locked(struct gpuar_port *port,
 /* fence_wait.c */
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);
 bool gpuar_fence_wait_detach(struct gpuar_wait *w);
+void gpuar_fence_wait_drop(struct gpuar_wait *w);
+void gpuar_fence_puts_flush(void);
 
 /* record.c: the wait object and the record queue */
 void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 				u8 outcome, s32 status, u64 complete_ns,
 				u64 value);
 void gpuar_wait_put(struct gpuar_wait *w);
+bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count);
+bool gpuar_waits_fit(struct gpuar_port *port, u32 count);
 ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
 void gpuar_records_free(struct gpuar_port *port);
 

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
+#include "params.h"
 #include "port.h"
 #include "gpuar_trace.h"
 
@@ -54,7 +55,35 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-/* Process context: the fence reference is dropped here. */
+/*
+ * Would @count more waits fit the port's limit (pending plus unread)?
+ * Submitters ask once the entries are checked (their faults come first)
+ * and before allocating a wait for each, so a full port costs no such
+ * allocations (an answer that may be stale by the commit), and again
+ * under the lock at the commit, where it holds: only submitters,
+ * serialised by port->mutex, add waits.
+ */
+bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count)
+{
+	lockdep_assert_held(&port->lock);
+	return (u64)port->npending + port->nqueued + count <=
+	       READ_ONCE(gpuar_max_waits);
+}
+
+bool gpuar_waits_fit(struct gpuar_port *port, u32 count)
+{
+	bool fit;
+
+	spin_lock_irq(&port->lock);
+	fit = gpuar_waits_fit_locked(port, count);
+	spin_unlock_irq(&port->lock);
+	return fit;
+}
+
+/*
+ * Process context. A fence wait has usually let go of its fence when it
+ * ended (fence_wait.c); one that never ended still holds it.
+ */
 static void gpuar_wait_release(struct kref *ref)
 {
 	struct gpuar_wait *w = container_of(ref, struct gpuar_wait, ref);

@@ -6,6 +6,7 @@
  */
 #include <linux/fs.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/seq_file.h>
 
 #include "../core/outcome.h"
@@ -99,7 +100,8 @@ void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
 	gpuar_port_stats_fill(port, &st);
 	seq_printf(m, "port_id:\t%llu\n", port->id);
 	seq_printf(m, "record_version:\t%u\n", port->record_version);
-	seq_printf(m, "creator:\t%d\n", port->creator);
+	/* 0 when the creator is outside the reader's pid namespace. */
+	seq_printf(m, "creator:\t%d\n", pid_vnr(port->creator));
 	seq_printf(m, "pending:\t%llu\n", st.pending);
 	seq_printf(m, "queued:\t%llu\n", st.queued);
 	seq_printf(m, "lines:\t%llu\n", st.lines);

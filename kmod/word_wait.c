@@ -43,7 +43,6 @@
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include "../core/defaults.h"
@@ -434,8 +433,10 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	gpuar_word_busyq_del_locked(port, w);
 	gpuar_word_imminent_del_locked(port, w);
 	w->line->waits--;
-	if (w->pe)
+	if (w->pe) {
 		w->pe->outcomes[outcome]++;
+		gpuar_est_entry_release(w->pe);
+	}
 	w->rec.checks = w->ws.checks;
 	w->rec.slept_ns = w->ws.slept_ns;
 	gpuar_wait_complete_locked(port, w, outcome, status, complete_ns,
@@ -443,9 +444,11 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 }
 
 /*
- * One check of pending wait @w at @now. Ends the wait (true) when the word
- * reached its target or the backstop passed; otherwise requeues it at its
- * next check (the caller arms the timer).
+ * One check of pending wait @w, due at @now. Ends the wait (true) when the
+ * word reached its target or the backstop passed; otherwise requeues it at
+ * its next check (the caller arms the timer). The check's own time is
+ * taken after the load, so a record's complete_ns is never earlier than
+ * the store it saw, and each check of one timer firing has its own.
  */
 bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 now, bool by_reader)
@@ -455,6 +458,7 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	bool ended;
 
 	lockdep_assert_held(&port->lock);
+	now = max(now, gpuar_now_ns());
 	port->cnt.checks++;
 	if (by_reader)
 		port->cnt.busy_read_checks++;
@@ -611,42 +615,49 @@ void gpuar_word_timer_init(struct gpuar_port *port)
 
 /* ------------------------------------------------------------ submit */
 
-/* Waits committed per hold of the port lock. */
+/*
+ * Waits committed per hold of the port lock, and entries read, looked up
+ * or allocated between two preemption points: a 4096-entry batch takes
+ * long on a debug kernel, and must not hold the CPU all that time.
+ */
 #define GPUAR_COMMIT_CHUNK 64
 
-static int gpuar_u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * Would the batch's new points overflow the port's table? port->mutex
- * held: the table's shape changes only under it, so this stays true until
- * the commit.
+ * Take each entry's estimator point for its wait, held so nothing evicts
+ * it while the wait is pending (a full table gives up its least recently
+ * used idle point for a new one); -ENOSPC, with nothing held, when every
+ * point of a full table is held. port->mutex held (the table's shape
+ * changes only under it), and port->lock taken per chunk: an eviction
+ * scans the table.
  */
-static int gpuar_word_points_fit(struct gpuar_port *port,
-				 const struct gpuar_word_wait *e, u32 count)
+static int gpuar_word_take_points(struct gpuar_port *port,
+				  const struct gpuar_word_wait *e,
+				  struct gpuar_wait **waits, u32 count)
 {
-	u64 *fresh;
-	u32 i, n = 0, unique = 0;
+	u32 i, n;
 
-	/* At most @count new points: no need to count them (every submit). */
-	if (port->points.used + count <= port->points.limit)
-		return 0;
-	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL_ACCOUNT);
-	if (!fresh)
-		return -ENOMEM;
-	for (i = 0; i < count; i++)
-		if (!gpuar_est_table_find(&port->points, e[i].point))
-			fresh[n++] = e[i].point;
-	sort(fresh, n, sizeof(*fresh), gpuar_u64_cmp, NULL);
-	for (i = 0; i < n; i++)
-		if (!i || fresh[i] != fresh[i - 1])
-			unique++;
-	kvfree(fresh);
-	return port->points.used + unique > port->points.limit ? -ENOSPC : 0;
+	lockdep_assert_held(&port->mutex);
+	spin_lock_irq(&port->lock);
+	for (i = 0; i < count; i++) {
+		struct gpuar_est_entry *pe;
+
+		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
+			spin_unlock_irq(&port->lock);
+			cond_resched();
+			spin_lock_irq(&port->lock);
+		}
+		pe = gpuar_word_point(&port->points, e[i].point, &e[i].plan);
+		if (!pe) {
+			for (n = 0; n < i; n++)
+				gpuar_est_entry_release(waits[n]->pe);
+			spin_unlock_irq(&port->lock);
+			return -ENOSPC;
+		}
+		gpuar_est_entry_hold(&port->points, pe);
+		waits[i]->pe = pe;
+	}
+	spin_unlock_irq(&port->lock);
+	return 0;
 }
 
 /*
@@ -673,7 +684,8 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	w->slot = e->slot;
 	w->target = e->target;
 	w->rec.point = e->point;
-	w->pe = gpuar_word_point(&port->points, e->point, &e->plan);
+	/* Taken and held before the commit (gpuar_word_take_points). */
+	WARN_ON_ONCE(!w->pe);
 	RB_CLEAR_NODE(&w->tnode);
 	RB_CLEAR_NODE(&w->bnode);
 	INIT_LIST_HEAD(&w->inode);
@@ -684,6 +696,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	trace_gpuar_submit(port, w);
 
 	word = gpuar_load_acquire(&line->words[w->slot]);
+	now = gpuar_now_ns();	/* the check's time: after its load */
 	port->cnt.checks++;
 	/* A resubmit (start_ns given) was seen pending by the checks before. */
 	if (gpuar_word_begin(&w->ws, &e->plan, w->pe ? &w->pe->est : NULL,
@@ -723,6 +736,8 @@ static int gpuar_word_read_entries(const struct gpuar_submit *s,
 
 	for (i = 0; i < s->count; i++) {
 		*bad = i;
+		if (i && !(i % GPUAR_COMMIT_CHUNK))
+			cond_resched();
 		ret = copy_struct_from_user(&e[i], sizeof(e[i]),
 					    src + (size_t)i * s->entry_size,
 					    s->entry_size);
@@ -770,6 +785,8 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 
 	mutex_lock(&port->mutex);
 	for (i = 0; i < bad; i++) {
+		if (i && !(i % GPUAR_COMMIT_CHUNK))
+			cond_resched();
 		lines[i] = xa_load(&port->lines, e[i].line);
 		if (!lines[i]) {
 			bad = i;
@@ -781,29 +798,28 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 		ret = entry_ret;
 		goto fail_unlock;
 	}
-	ret = gpuar_word_points_fit(port, e, s.count);
-	if (ret)
+	ret = -ENOSPC;
+	if (!gpuar_waits_fit(port, s.count))
 		goto fail_unlock;
 	ret = -ENOMEM;
 	for (i = 0; i < s.count; i++) {
+		if (i && !(i % GPUAR_COMMIT_CHUNK))
+			cond_resched();
 		waits[i] = kzalloc(sizeof(*waits[i]), GFP_KERNEL_ACCOUNT);
 		if (!waits[i])
 			goto fail_unlock;
 		kref_init(&waits[i]->ref);
 	}
-
-	spin_lock_irq(&port->lock);
-	if ((u64)port->npending + port->nqueued + s.count >
-	    READ_ONCE(gpuar_max_waits)) {
-		spin_unlock_irq(&port->lock);
-		ret = -ENOSPC;
+	ret = gpuar_word_take_points(port, e, waits, s.count);
+	if (ret)
 		goto fail_unlock;
-	}
+
 	/*
-	 * Room is ours: only submitters (serialised by the mutex) add
-	 * waits. Commit in chunks so a large batch never keeps interrupts
-	 * off for long.
+	 * Room is ours since the check above, under the mutex: only
+	 * submitters (serialised by it) add waits. Commit in chunks so a
+	 * large batch never keeps interrupts off for long.
 	 */
+	spin_lock_irq(&port->lock);
 	for (i = 0; i < s.count; i++) {
 		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
 			spin_unlock_irq(&port->lock);

@@ -15,7 +15,11 @@
  *   ioctl number with other size or direction ... ENOTTY
  *   record_version above GPUAR_RECORD_VERSION_MAX EINVAL
  */
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
@@ -595,6 +599,65 @@ TEST_F(port, fdinfo_shows_port_state)
 	EXPECT_LT(4, lines) {
 		TH_LOG("fdinfo:\n%s", buf);
 	}
+}
+
+/*
+ * fdinfo names the port's creator as the reader sees it: a port made in
+ * a child pid namespace (pid 1 there) shows, to a reader outside it, the
+ * pid that reader knows the child by.
+ */
+static int fdinfo_creator(pid_t pid, int fd)
+{
+	char path[64], buf[4096], *at;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	at = strstr(buf, "creator:");
+	return at ? atoi(at + strlen("creator:")) : -1;
+}
+
+TEST(fdinfo_creator_in_the_readers_pid_namespace)
+{
+	int ready[2], go[2], fd = -1, status;
+	pid_t pid;
+	char c = 0;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL,
+			     NULL, NULL);
+	if (pid < 0 && (errno == EPERM || errno == EINVAL))
+		SKIP(return, "no new pid namespace here: %s", strerror(errno));
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int port = t_port_open(0);
+
+		if (write(ready[1], &port, sizeof(port)) != sizeof(port))
+			_exit(1);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(getpid() == 1 ? 0 : 3);
+	}
+	ASSERT_EQ((ssize_t)sizeof(fd), read(ready[0], &fd, sizeof(fd)));
+	ASSERT_LE(0, fd);
+	EXPECT_EQ((int)pid, fdinfo_creator(pid, fd));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 TEST_HARNESS_MAIN

@@ -10,7 +10,16 @@
  *   cancelling again what was cancelled .... ENOENT (nothing left pending;
  *                                            the first cancel won)
  *   flags non-zero ......................... EINVAL
+ *   a reader stuck copying out (userfaultfd) . the cancel waiting for it
+ *                                              dies on SIGKILL
  */
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
 #include "kselftest_harness.h"
 
 #include "port_harness.h"
@@ -162,6 +171,101 @@ TEST_F(port, cancel_mixed_sources)
 	EXPECT_NE(r[0].source, r[1].source);
 	close(fd);
 	close(tl);
+}
+
+struct stuck_read {
+	int port;
+	void *buf;
+	ssize_t got;
+};
+
+static void *stuck_read_run(void *arg)
+{
+	struct stuck_read *s = arg;
+
+	s->got = read(s->port, s->buf, sizeof(struct gpuar_record));
+	if (s->got < 0)
+		s->got = -errno;
+	return NULL;
+}
+
+/* Reap @pid within @ms; false if it is still there. */
+static bool reaped_within(pid_t pid, int ms)
+{
+	int status;
+
+	while (ms-- > 0) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return true;
+		sleep_ms(1);
+	}
+	return false;
+}
+
+/*
+ * A reader whose buffer faults for long (userfaultfd, FUSE) holds the
+ * port's read lock while it copies. A cancel that must look at the queued
+ * records waits for that lock: killably, so SIGKILL ends it instead of
+ * leaving an unkillable task in D state.
+ */
+TEST_F(port, cancel_behind_a_stuck_reader_is_killable)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zero;
+	struct stuck_read s = { .port = self->port };
+	long page = sysconf(_SC_PAGESIZE);
+	pthread_t t;
+	pid_t pid;
+	int uffd;
+	bool alive, killed;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	s.buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s.buf);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (__u64)(uintptr_t)s.buf;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	/* A queued record, and a reader stuck copying it out. */
+	word_store(self->lines, 1);
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, 1, 1,
+						       0x51, plan_poll())));
+	ASSERT_EQ(0, pthread_create(&t, NULL, stuck_read_run, &s));
+	sleep_ms(200);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* Nothing pending: the cancel looks for a queued record. */
+		port_cancel(self->port, 0x52);
+		_exit(0);
+	}
+	sleep_ms(200);
+	/* The cancel waits for the stuck reader... */
+	alive = waitpid(pid, NULL, WNOHANG) == 0;
+	/* ...and dies of SIGKILL meanwhile. */
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	killed = reaped_within(pid, 2000);
+
+	/* Let the reader go: it gets its record. */
+	zero.range = reg.range;
+	zero.mode = 0;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	pthread_join(t, NULL);
+	EXPECT_EQ((ssize_t)sizeof(struct gpuar_record), s.got);
+	if (!killed)
+		waitpid(pid, NULL, 0);
+	EXPECT_TRUE(alive);
+	EXPECT_TRUE(killed);
+	close(uffd);
+	munmap(s.buf, page);
 }
 
 TEST_HARNESS_MAIN

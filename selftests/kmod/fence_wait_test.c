@@ -235,6 +235,64 @@ TEST_F(tf_port, timeline_close_ecanceled)
 	close(fd);
 }
 
+/* References on gpuar_testfence.ko: one per live fence, one per open file. */
+static long testfence_refs(void)
+{
+	return module_refcnt("gpuar_testfence");
+}
+
+/* The count once earlier tests' fences are gone (RCU frees them). */
+static long testfence_refs_steady(void)
+{
+	long n = testfence_refs(), was;
+	int tries = 50;
+
+	do {
+		was = n;
+		sleep_ms(20);
+		n = testfence_refs();
+	} while (n != was && --tries);
+	return n;
+}
+
+/* Wait up to @ms (RCU frees the fence) for the count to reach @want. */
+static long testfence_refs_settle(long want, int ms)
+{
+	long n = testfence_refs();
+
+	while (n != want && ms-- > 0) {
+		sleep_ms(1);
+		n = testfence_refs();
+	}
+	return n;
+}
+
+/*
+ * The port lets go of a fence when the wait completes, not when its
+ * record is read: unread records pin no driver objects.
+ */
+TEST_F(tf_port, fence_dropped_at_completion_not_at_read)
+{
+	struct gpuar_record r;
+	long before;
+	int fd;
+
+	before = testfence_refs_steady();
+	ASSERT_LT(0, before);
+	fd = testfence_fence(self->tl, 4);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, submit_fence(self->port, fd, 0x65));
+	close(fd);
+	ASSERT_EQ(before + 1, testfence_refs());
+	ASSERT_EQ(0, testfence_signal(self->tl, 4, 0));
+	ASSERT_EQ(1, fd_readable(self->port, RECORD_TIMEOUT_MS));
+	EXPECT_EQ(before, testfence_refs_settle(before, 2000));
+	ASSERT_ONE_RECORD(self->port, r);
+	expect_fence_record(_metadata, &r, 0x65, 0);
+	EXPECT_EQ(4ULL, r.value);
+	EXPECT_EQ(before, testfence_refs_settle(before, 2000));
+}
+
 /* A fence that stays pending longer than vgem would allow (10 s). */
 TEST_F_TIMEOUT(tf_port, stays_pending_until_signalled, 60)
 {

@@ -3,11 +3,18 @@
  * Limits: each per-port and per-user limit (module parameters, read from
  * /sys/module/gpuar/parameters) is hit and refused cleanly, changes
  * nothing, and frees up again; pinned lines count against RLIMIT_MEMLOCK
- * for a process without CAP_IPC_LOCK.
+ * for a process without CAP_IPC_LOCK: each folio once per port, however
+ * many lines it holds and however large it is, summed over every process
+ * of the user.
  *
  *   lines past max_lines ..................... ENOSPC
- *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count
- *   a new point past max_points .............. ENOSPC, error_index = count
+ *   waits past max_waits (pending + unread) .. ENOSPC, error_index = count,
+ *                                               before a wait is allocated
+ *   a new point past max_points .............. ENOSPC, error_index = count,
+ *                                               while pending waits hold
+ *                                               every point; else the least
+ *                                               recently used idle one goes
+ *   every limit readable by an unprivileged user (the ABI header's list)
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
  *   a pin past RLIMIT_MEMLOCK ................ ENOMEM (as io_uring, RDMA)
@@ -31,6 +38,44 @@ static long long param(struct __test_metadata *_metadata, const char *name)
 		TH_LOG("/sys/module/gpuar/parameters/%s unreadable", name);
 	}
 	return v;
+}
+
+/* The ABI header promises these to any user, as the module's limits. */
+static const char *const public_params[] = {
+	"max_waits", "max_lines", "max_points", "max_ports",
+	"check_floor_us", "poll_interval_us", "poll_backstop_us",
+	"checks_per_fire", "busy_read_us", "wakelat_max_us",
+};
+
+TEST(limits_readable_by_an_unprivileged_user)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		unsigned int i;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		for (i = 0; i < sizeof(public_params) / sizeof(*public_params);
+		     i++)
+			if (t_param(public_params[i]) < 0) {
+				fprintf(stderr, "# %s as uid %d: %s\n",
+					public_params[i], (int)getuid(),
+					strerror(errno));
+				_exit(1 + i);
+			}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_NE(100, WEXITSTATUS(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%s unreadable as nobody",
+		       public_params[WEXITSTATUS(status) - 1]);
+	}
 }
 
 TEST_F(port, line_limit_enospc)
@@ -109,6 +154,114 @@ TEST_F_TIMEOUT(port, wait_limit_enospc, 120)
 	EXPECT_EQ(1, submit_words(self->port, w, 1, NULL));
 }
 
+#define TRACEFS "/sys/kernel/tracing"
+
+/* kmem:kmalloc events in the trace buffer, or -1. */
+static int kmallocs_traced(void)
+{
+	static char buf[1 << 20];
+	int fd = open(TRACEFS "/trace", O_RDONLY), n = 0;
+	size_t len = 0;
+	ssize_t got;
+	char *at;
+
+	if (fd < 0)
+		return -1;
+	while (len < sizeof(buf) - 1 &&
+	       (got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += got;
+	close(fd);
+	buf[len] = 0;
+	for (at = buf; (at = strstr(at, " kmalloc:")); at++)
+		n++;
+	return n;
+}
+
+/*
+ * The kmallocs this thread makes in @count refused submissions of a
+ * valid @n-entry batch (kmem:kmalloc, traced for this pid only), or -1.
+ */
+static int kmallocs_in_refused_submits(int port, unsigned long req,
+				       const void *entries, __u32 entry_size,
+				       __u32 n, int count)
+{
+	char pid[32];
+	int i, traced = -1;
+
+	snprintf(pid, sizeof(pid), "%d", (int)syscall(SYS_gettid));
+	if (write_file(TRACEFS "/set_event_pid", pid) ||
+	    write_file(TRACEFS "/trace", "") ||
+	    write_file(TRACEFS "/events/kmem/kmalloc/enable", "1"))
+		goto out;
+	for (i = 0; i < count; i++) {
+		struct gpuar_submit s;
+
+		memset(&s, 0, sizeof(s));
+		s.size = sizeof(s);
+		s.count = n;
+		s.entry_size = entry_size;
+		s.entries = (__u64)(uintptr_t)entries;
+		if (ioctl(port, req, &s) != -1 || errno != ENOSPC ||
+		    s.error_index != n)
+			goto out;
+	}
+	write_file(TRACEFS "/events/kmem/kmalloc/enable", "0");
+	traced = kmallocs_traced();
+out:
+	write_file(TRACEFS "/events/kmem/kmalloc/enable", "0");
+	write_file(TRACEFS "/set_event_pid", "");
+	return traced;
+}
+
+/*
+ * A full port refuses a valid batch before it allocates a wait for each
+ * entry: a few allocations (the batch's arrays) per refusal, not one per
+ * entry. (Entries are still read and checked first: their faults come
+ * before the limits.)
+ */
+TEST_F_TIMEOUT(port, full_port_allocates_no_waits, 120)
+{
+	long long max = param(_metadata, "max_waits");
+	struct gpuar_word_wait w[256];
+	long long done = 0;
+	int i, tl, fence, got;
+	struct gpuar_fence_wait f[256];
+
+	ASSERT_LE(256, max);
+	ASSERT_GE(1 << 20, max);
+	if (access(TRACEFS "/events/kmem/kmalloc/enable", W_OK))
+		SKIP(return, "no kmem:kmalloc tracepoint: %s", strerror(errno));
+	for (i = 0; i < 256; i++)
+		w[i] = word_wait(self->line, i % 8, 1, 1, i, plan_poll());
+	while (done < max) {
+		int c = max - done < 256 ? (int)(max - done) : 256;
+
+		ASSERT_EQ(c, submit_words(self->port, w, c, NULL));
+		done += c;
+	}
+	got = kmallocs_in_refused_submits(self->port, GPUAR_IOC_SUBMIT_WORD,
+					  w, sizeof(w[0]), 256, 4);
+	ASSERT_LE(0, got);
+	EXPECT_GT(4 * 16, got) {
+		TH_LOG("%d kmallocs in 4 refused 256-entry word batches", got);
+	}
+
+	tl = testfence_timeline();
+	ASSERT_LE(0, tl);
+	fence = testfence_fence(tl, 1);
+	ASSERT_LE(0, fence);
+	for (i = 0; i < 256; i++)
+		f[i] = fence_wait(fence, i);
+	got = kmallocs_in_refused_submits(self->port, GPUAR_IOC_SUBMIT_FENCE,
+					  f, sizeof(f[0]), 256, 4);
+	ASSERT_LE(0, got);
+	EXPECT_GT(4 * 16, got) {
+		TH_LOG("%d kmallocs in 4 refused 256-entry fence batches", got);
+	}
+	close(fence);
+	close(tl);
+}
+
 /* Fence waits count against the same limit. */
 TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
 {
@@ -141,35 +294,45 @@ TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
 	close(tl);
 }
 
-TEST_F(port, point_limit_enospc)
+/*
+ * Points pending waits hold fill the table: a new point is refused. Once
+ * they are idle, a new point takes the place of the least recently used
+ * one, whose statistics go: a long-lived port with ever new points never
+ * fills up for good.
+ */
+TEST_F(port, point_limit_enospc_while_held_then_evicts_idle)
 {
 	long long max = param(_metadata, "max_points");
-	struct gpuar_word_wait w[2];
+	struct gpuar_point_stats ps;
+	struct gpuar_word_wait *w;
+	struct gpuar_record *r;
 	__u32 idx;
 	long long p;
 
 	ASSERT_LT(0, max);
-	ASSERT_GE(65536, max);
-	word_store(self->lines, 1);
-	for (p = 0; p < max; p++) {
-		ASSERT_EQ(1, submit_word(self->port,
-					 word_wait(self->line, 0, 1, 1000 + p,
-						   p, plan_poll()))) {
-			TH_LOG("point %lld of %lld: %s", p, max,
-			       strerror(errno));
-		}
-		/* Keep the wait limit out of the way. */
-		ASSERT_EQ(1, collect_records(self->port,
-					     &(struct gpuar_record){ 0 }, 1,
-					     RECORD_TIMEOUT_MS));
-	}
-	/* A known point is fine, a new one is not: the batch names none. */
-	w[0] = word_wait(self->line, 0, 1, 1000, 1, plan_poll());
-	w[1] = word_wait(self->line, 0, 1, 1000 + max, 2, plan_poll());
-	EXPECT_EQ(-1, submit_words(self->port, w, 2, &idx));
+	ASSERT_GE(4096, max);
+	ASSERT_LE(max + 1, param(_metadata, "max_waits"));
+	w = calloc(max + 1, sizeof(*w));
+	r = calloc(max, sizeof(*r));
+	ASSERT_NE(NULL, w);
+	ASSERT_NE(NULL, r);
+	for (p = 0; p <= max; p++)
+		w[p] = word_wait(self->line, 0, 1, 1000 + p, p, plan_poll());
+	ASSERT_EQ(max, submit_words(self->port, w, max, NULL));
+	/* Every point held by a pending wait: a new one does not fit. */
+	EXPECT_EQ(-1, submit_words(self->port, &w[max], 1, &idx));
 	EXPECT_EQ(ENOSPC, errno);
-	EXPECT_EQ(2U, idx);
-	EXPECT_EQ(1, submit_words(self->port, w, 1, NULL));
+	EXPECT_EQ(1U, idx);
+	word_store(self->lines, 1);
+	ASSERT_EQ(max, collect_records(self->port, r, max, RECORD_TIMEOUT_MS));
+	/* Idle now: the new point evicts the least recently used, point 1000. */
+	EXPECT_EQ(1, submit_words(self->port, &w[max], 1, NULL));
+	EXPECT_EQ(-1, point_stats(self->port, 1000, &ps));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, point_stats(self->port, 1000 + max, &ps));
+	EXPECT_EQ(0, point_stats(self->port, 1000 + max - 1, &ps));
+	free(w);
+	free(r);
 }
 
 TEST(port_limit_per_user_emfile)
@@ -247,25 +410,31 @@ static int cap_ipc_lock_effective(void)
 #define MEMLOCK_PAGES 3
 
 /*
- * The child: a port made while still root, then no CAP_IPC_LOCK, a
- * MEMLOCK_PAGES-page limit, and lines in distinct pages. Returns the
+ * The child: the device opened while still root, then no CAP_IPC_LOCK
+ * (and uid nobody), a MEMLOCK_PAGES-page limit, a port, and lines in
+ * distinct pages. Returns the
  * number of the first check that failed.
  */
 static int memlock_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct rlimit rl = { MEMLOCK_PAGES * page, MEMLOCK_PAGES * page };
-	int port = t_port_open(GPUAR_PORT_CLOEXEC);
+	int dev = t_dev_open();
 	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
 	__u32 ids[MEMLOCK_PAGES + 1];
-	int i;
+	int i, status, port;
+	pid_t pid;
 
-	if (port < 0 || !mem)
+	if (dev < 0 || !mem)
 		return 1;
 	if (setrlimit(RLIMIT_MEMLOCK, &rl))
 		return 2;
 	if (drop_ipc_lock() || cap_ipc_lock_effective() != 0 || !getuid())
 		return 3;
+	/* The device was opened as root; the port is nobody's. */
+	port = t_port_create(dev, GPUAR_PORT_CLOEXEC);
+	if (port < 0)
+		return 4;
 	for (i = 0; i < MEMLOCK_PAGES; i++)
 		if (line_register(port, mem + i * page / 8, &ids[i]))
 			return 10 + i;
@@ -278,6 +447,31 @@ static int memlock_child(void)
 		return 22;
 	if (line_register(port, mem + MEMLOCK_PAGES * page / 8, &ids[0]))
 		return 23;
+	/* A second line in a charged page costs nothing more. */
+	if (line_register(port, mem + MEMLOCK_PAGES * page / 8 + 8, &ids[1]))
+		return 24;
+	/*
+	 * The limit is the user's, not one address space's: a new process
+	 * of the same user (its own mm, nothing pinned in it) is refused.
+	 */
+	pid = fork();
+	if (pid < 0)
+		return 25;
+	if (!pid) {
+		int p2 = t_port_create(dev, GPUAR_PORT_CLOEXEC);
+		__u64 *m2 = lines_map(1);
+		__u32 id;
+
+		if (p2 < 0 || !m2)
+			_exit(1);
+		if (line_register(p2, m2, &id) != -1)
+			_exit(2);
+		_exit(errno == ENOMEM ? 0 : 3);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 26;
+	if (WEXITSTATUS(status))
+		return 30 + WEXITSTATUS(status);
 	/* Closing the port returns all of it. */
 	close(port);
 	return 0;
@@ -296,6 +490,71 @@ TEST(rlimit_memlock_without_cap_ipc_lock)
 	EXPECT_EQ(0, WEXITSTATUS(status)) {
 		TH_LOG("child check %d failed", WEXITSTATUS(status));
 	}
+}
+
+/* VmPin counts each pinned page once per port, however many lines share it. */
+TEST_F(port, lines_in_one_page_pin_it_once)
+{
+	long one;
+	__u32 id;
+
+	one = vm_pin_kb();
+	ASSERT_LT(0, one);
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 1), &id));
+	ASSERT_EQ(0, line_register(self->port, line_at(self->lines, 63), &id));
+	EXPECT_EQ(one, vm_pin_kb());
+	ASSERT_EQ(0, line_unregister(self->port, self->line));
+	EXPECT_EQ(one, vm_pin_kb());
+}
+
+#define THP_SIZE (2UL << 20)
+
+/* A 2 MiB-aligned anonymous huge page, or NULL where none is to be had. */
+static void *thp_map(void)
+{
+	char *m = mmap(NULL, 2 * THP_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *at, line[256];
+	long kb = 0;
+	FILE *f;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	at = (char *)(((uintptr_t)m + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (madvise(at, THP_SIZE, MADV_HUGEPAGE))
+		return NULL;
+	memset(at, 1, THP_SIZE);
+	f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb >= (long)(THP_SIZE >> 10) ? at : NULL;
+}
+
+/*
+ * A long-term pin holds the whole folio (it cannot be split while
+ * pinned): a line in a huge page charges all of it, once.
+ */
+TEST_F(port, line_in_a_huge_page_charges_the_folio)
+{
+	long before;
+	void *thp;
+	__u32 id;
+
+	thp = thp_map();
+	if (!thp)
+		SKIP(return, "no transparent huge page to be had");
+	before = vm_pin_kb();
+	ASSERT_EQ(0, line_register(self->port, thp, &id));
+	EXPECT_EQ(before + (long)(THP_SIZE >> 10), vm_pin_kb());
+	ASSERT_EQ(0, line_register(self->port, (char *)thp + 4096, &id));
+	EXPECT_EQ(before + (long)(THP_SIZE >> 10), vm_pin_kb());
+	close(self->port);
+	self->port = -1;
+	EXPECT_EQ(0, vm_pin_kb());
 }
 
 /* With CAP_IPC_LOCK (root) the same limit does not apply, as for mlock. */

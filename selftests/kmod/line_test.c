@@ -12,6 +12,8 @@
  *   flags or pad non-zero ................... EINVAL
  *   unregister unknown / twice .............. ENOENT
  *   unregister with waits pending ........... EBUSY
+ *   unregister from a forked child .......... EPERM (the lines are the
+ *                                             parent's address space's)
  */
 #include <stdlib.h>
 #include <linux/magic.h>
@@ -19,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
@@ -300,6 +303,32 @@ TEST_F(port, stats_count_lines)
 	ASSERT_EQ(0, line_unregister(self->port, self->line));
 	ASSERT_EQ(0, port_stats(self->port, &st));
 	EXPECT_EQ(0ULL, st.lines);
+}
+
+/*
+ * A forked child shares the port fd but not the address space the lines
+ * pin: it may not take the parent's idle lines away, as it may not submit
+ * on them.
+ */
+TEST_F(port, unregister_from_forked_child_eperm)
+{
+	struct gpuar_port_stats st;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (line_unregister(self->port, self->line) != -1)
+			_exit(1);
+		_exit(errno == EPERM ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(1ULL, st.lines);
+	EXPECT_EQ(0, line_unregister(self->port, self->line));
 }
 
 TEST_HARNESS_MAIN

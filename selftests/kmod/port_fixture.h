@@ -360,6 +360,52 @@ static inline int port_quiet(int port, int ms)
 }
 
 /* A module parameter from /sys/module/gpuar/parameters, or -1. */
+/* Pinned memory of this process (VmPin, kB), or -1. */
+static inline long vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Write @text to the file at @path (sysfs, tracefs): 0, or -1. */
+static inline int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* The reference count of module @name (/sys/module/<name>/refcnt), or -1. */
+static inline long module_refcnt(const char *name)
+{
+	char path[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
 static inline long long t_param(const char *name)
 {
 	char path[128];

@@ -124,6 +124,31 @@ FIXTURE_VARIANT_ADD(plan, window_over_max)
 		  .window = GPUAR_PLAN_WINDOW_MAX + 1 },
 };
 
+/* The predict rule's times are bounded as the backstop is. */
+FIXTURE_VARIANT_ADD(plan, margin_over_max)
+{
+	.plan = { .park = GPUAR_PARK_FLAG, .park_ns = 100000,
+		  .backstop_ns = 1000000, .flags = GPUAR_PLAN_PREDICT,
+		  .margin_ns = GPUAR_PLAN_BACKSTOP_NS_MAX + 1,
+		  .min_sleep_ns = 20000, .max_sleep_ns = 50000000, .window = 8 },
+};
+
+FIXTURE_VARIANT_ADD(plan, min_sleep_over_max)
+{
+	.plan = { .park = GPUAR_PARK_FLAG, .park_ns = 100000,
+		  .backstop_ns = 1000000, .flags = GPUAR_PLAN_PREDICT,
+		  .margin_ns = 150000,
+		  .min_sleep_ns = GPUAR_PLAN_BACKSTOP_NS_MAX + 1, .max_sleep_ns = 50000000, .window = 8 },
+};
+
+FIXTURE_VARIANT_ADD(plan, max_sleep_over_max)
+{
+	.plan = { .park = GPUAR_PARK_FLAG, .park_ns = 100000,
+		  .backstop_ns = 1000000, .flags = GPUAR_PLAN_PREDICT,
+		  .margin_ns = 150000,
+		  .min_sleep_ns = 20000, .max_sleep_ns = GPUAR_PLAN_BACKSTOP_NS_MAX + 1, .window = 8 },
+};
+
 FIXTURE_VARIANT_ADD(plan, poll_with_park_ns)
 {
 	.plan = { .park = GPUAR_PARK_POLL, .park_ns = 100000 },

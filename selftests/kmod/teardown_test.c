@@ -24,22 +24,6 @@
 #include "port_harness.h"
 #include "testfence_fixture.h"
 
-/* Pinned memory of this process (VmPin, kB), or -1. */
-static long vm_pin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Fill a port with one of everything it can hold. */
 static int port_fill(int port, __u64 *lines, __u32 line, int tl, int *fence)
 {

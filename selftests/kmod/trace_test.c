@@ -18,18 +18,6 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define TRACE_BUF (256 * 1024)
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* The trace buffer's text, NUL-terminated, in a malloc'd buffer. */
 static char *read_trace(void)
 {

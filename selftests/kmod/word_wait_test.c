@@ -8,6 +8,9 @@
  *   store during estimator sleep ... LATE, slept_ns > 0
  *   no store before the backstop ... TIMEOUT, status -ETIME
  *   target ahead in wrapping order . pending until reached, across 2^64
+ *   complete_ns ..................... never before the store that ended
+ *                                     the wait (taken per check, after
+ *                                     the load)
  */
 #include "kselftest_harness.h"
 
@@ -375,6 +378,82 @@ TEST_F(port, many_lines)
 		EXPECT_NE(NULL, record_find(r, got, i));
 	}
 	lines_unmap(mem, (n + 63) / 64);
+}
+
+#define STAMP_WORDS 64	/* 8 lines x 8 slots: one timer firing's worth */
+#define STAMP_ROUNDS 30
+
+struct stamped_stores {
+	__u64 *mem;
+	__u64 value;
+	__u64 stored_ns[STAMP_WORDS];
+};
+
+/*
+ * Store into every word in turn, as fast as it goes (faster than a timer
+ * firing checks them), noting the time before each store.
+ */
+static void *stamped_stores_run(void *arg)
+{
+	struct stamped_stores *d = arg;
+	unsigned int i;
+
+	for (i = 0; i < STAMP_WORDS; i++) {
+		d->stored_ns[i] = mono_ns();
+		__atomic_store_n(&d->mem[i], d->value, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * The record's complete_ns is the time of the check that saw the word
+ * done, so it is never earlier than the store: with stores landing while
+ * one timer firing checks many waits, a time taken once per firing (before
+ * the loads) would be.
+ */
+TEST_F(port, complete_ns_never_before_the_store)
+{
+	struct stamped_stores d;
+	struct gpuar_word_wait w[STAMP_WORDS];
+	struct gpuar_record r[STAMP_WORDS];
+	unsigned int round, i, early = 0;
+	__u32 ids[8];
+	pthread_t t;
+
+	memset(&d, 0, sizeof(d));
+	d.mem = lines_map(1);
+	ASSERT_NE(NULL, d.mem);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, line_register(self->port, line_at(d.mem, i),
+					   &ids[i]));
+	for (round = 0; round < STAMP_ROUNDS; round++) {
+		d.value = round + 1;
+		for (i = 0; i < STAMP_WORDS; i++)
+			w[i] = word_wait(ids[i / 8], i % 8, d.value, 1, i,
+					 plan_flag(10000, PLAN_BACKSTOP_NS));
+		ASSERT_EQ(STAMP_WORDS, submit_words(self->port, w,
+						    STAMP_WORDS, NULL));
+		ASSERT_EQ(0, pthread_create(&t, NULL, stamped_stores_run, &d));
+		pthread_join(t, NULL);
+		ASSERT_EQ(STAMP_WORDS, collect_records(self->port, r,
+						       STAMP_WORDS,
+						       RECORD_TIMEOUT_MS));
+		for (i = 0; i < STAMP_WORDS; i++) {
+			__u64 at = d.stored_ns[r[i].user_data];
+
+			EXPECT_EQ(GPUAR_OUTCOME_EXACT, r[i].outcome);
+			if (r[i].complete_ns < at) {
+				if (!early++)
+					TH_LOG("complete_ns %llu ns before the store",
+					       (unsigned long long)(at - r[i].complete_ns));
+			}
+		}
+	}
+	EXPECT_EQ(0U, early) {
+		TH_LOG("%u of %u records before their store", early,
+		       STAMP_ROUNDS * STAMP_WORDS);
+	}
+	lines_unmap(d.mem, 1);
 }
 
 /* A poll plan has no backstop of its own: the module's default ends it. */

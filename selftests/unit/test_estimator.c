@@ -456,6 +456,61 @@ START_TEST(table_refuses_new_points_at_its_limit)
 }
 END_TEST
 
+/*
+ * A table that evicts refuses a new point only while every point is held;
+ * otherwise the least recently held idle point goes, and entries never
+ * move (held pointers stay valid), however many points come and go.
+ */
+START_TEST(table_evicts_the_least_recently_held_idle_point)
+{
+	struct gpuar_est_entry slots[TABLE_CAP];
+	struct gpuar_est_table tab;
+	struct gpuar_est_entry *e1, *e2, *e3, *e4;
+	uint64_t p;
+
+	gpuar_est_table_init(&tab, slots, TABLE_CAP, 3);
+	gpuar_est_table_evict_idle(&tab);
+	e1 = gpuar_est_table_get(&tab, 1, 8);
+	e2 = gpuar_est_table_get(&tab, 2, 8);
+	e3 = gpuar_est_table_get(&tab, 3, 8);
+	gpuar_est_entry_hold(&tab, e2);
+	gpuar_est_entry_hold(&tab, e1);
+	gpuar_est_entry_hold(&tab, e3);
+	ck_assert_ptr_null(gpuar_est_table_get(&tab, 4, 8));
+	gpuar_est_exact(&e3->est, 333);
+	gpuar_est_entry_release(e2);
+	gpuar_est_entry_release(e1);
+	/* 2 was held before 1: it goes first. */
+	e4 = gpuar_est_table_get(&tab, 4, 8);
+	ck_assert_ptr_nonnull(e4);
+	ck_assert_ptr_null(gpuar_est_table_find(&tab, 2));
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, 1), e1);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, 3), e3);
+	ck_assert_uint_eq(tab.used, 3);
+	/* A new point starts empty. */
+	ck_assert_uint_eq(e4->est.samples, 0);
+	/* Churn: the held point keeps its place and its samples. */
+	for (p = 100; p < 100 + 10 * TABLE_CAP; p++)
+		ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, p, 1));
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, 3), e3);
+	ck_assert_uint_eq(e3->est.samples, 1);
+	ck_assert_uint_eq(tab.used, 3);
+	ck_assert_ptr_nonnull(gpuar_est_table_find(&tab, 99 + 10 * TABLE_CAP));
+}
+END_TEST
+
+/* Without evict_idle a full table stays full, as the library's do. */
+START_TEST(table_without_eviction_ignores_idleness)
+{
+	struct gpuar_est_entry slots[TABLE_CAP];
+	struct gpuar_est_table tab;
+
+	gpuar_est_table_init(&tab, slots, TABLE_CAP, 1);
+	ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, 1, 8));
+	ck_assert_ptr_null(gpuar_est_table_get(&tab, 2, 8));
+}
+END_TEST
+
 START_TEST(table_limit_is_capped_at_capacity)
 {
 	struct gpuar_est_entry slots[4];
@@ -617,6 +672,8 @@ static Suite *estimator_suite(void)
 	tcase_add_test(tab, table_find_on_empty_table_finds_nothing);
 	tcase_add_test(tab, table_get_adds_a_fresh_point_once);
 	tcase_add_test(tab, table_refuses_new_points_at_its_limit);
+	tcase_add_test(tab, table_evicts_the_least_recently_held_idle_point);
+	tcase_add_test(tab, table_without_eviction_ignores_idleness);
 	tcase_add_test(tab, table_limit_is_capped_at_capacity);
 	tcase_add_test(tab,
 		       table_refuses_a_capacity_that_is_not_a_power_of_two);

@@ -155,6 +155,28 @@ START_TEST(refuses_predict_fields_without_prediction)
 }
 END_TEST
 
+/* The predict rule's times are bounded as the backstop is. */
+START_TEST(refuses_sleep_times_above_1s)
+{
+	struct gpuar_plan plan = flag_predict();
+	struct gpuar_plan base = plan;
+
+	plan.margin_ns = GPUAR_PLAN_BACKSTOP_NS_MAX;
+	plan.min_sleep_ns = GPUAR_PLAN_BACKSTOP_NS_MAX;
+	plan.max_sleep_ns = GPUAR_PLAN_BACKSTOP_NS_MAX;
+	ck_assert_int_eq(gpuar_plan_check(&plan), GPUAR_PLAN_OK);
+	plan = base;
+	plan.margin_ns = GPUAR_PLAN_BACKSTOP_NS_MAX + 1;
+	ck_assert_int_eq(gpuar_plan_check(&plan), GPUAR_PLAN_SLEEP_RANGE);
+	plan = base;
+	plan.min_sleep_ns = GPUAR_PLAN_BACKSTOP_NS_MAX + 1;
+	ck_assert_int_eq(gpuar_plan_check(&plan), GPUAR_PLAN_SLEEP_RANGE);
+	plan = base;
+	plan.max_sleep_ns = ~0ULL;
+	ck_assert_int_eq(gpuar_plan_check(&plan), GPUAR_PLAN_SLEEP_RANGE);
+}
+END_TEST
+
 START_TEST(refuses_nonzero_pad)
 {
 	struct gpuar_plan plan = flag_predict();
@@ -225,6 +247,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, refuses_window_outside_1_to_16);
 	tcase_add_test(tc, refuses_park_fields_on_block_and_poll);
 	tcase_add_test(tc, refuses_predict_fields_without_prediction);
+	tcase_add_test(tc, refuses_sleep_times_above_1s);
 	tcase_add_test(tc, refuses_nonzero_pad);
 	tcase_add_test(tc, reports_the_first_fault_in_stated_order);
 	tcase_add_test(tc, every_fault_has_a_distinct_phrase);

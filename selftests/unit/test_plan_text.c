@@ -96,14 +96,22 @@ START_TEST(accepts_zero_values)
 }
 END_TEST
 
-START_TEST(accepts_largest_us_that_fits_in_ns)
+/* The predict rule's times go up to 1 s, as the backstop does. */
+START_TEST(accepts_sleep_times_up_to_1s)
 {
 	struct gpuar_plan plan = parse_ok(
-		"poll+predict:margin_us=18446744073709551,min_sleep_us=0,"
-		"max_sleep_us=18446744073709551,window=4");
+		"poll+predict:margin_us=1000000,min_sleep_us=1000000,"
+		"max_sleep_us=1000000,window=4");
 
-	ck_assert_uint_eq(plan.margin_ns, 18446744073709551000ULL);
-	ck_assert_uint_eq(plan.max_sleep_ns, 18446744073709551000ULL);
+	ck_assert_uint_eq(plan.margin_ns, GPUAR_PLAN_SLEEP_NS_MAX);
+	ck_assert_uint_eq(plan.min_sleep_ns, GPUAR_PLAN_SLEEP_NS_MAX);
+	ck_assert_uint_eq(plan.max_sleep_ns, GPUAR_PLAN_SLEEP_NS_MAX);
+	assert_plan_refused("poll+predict:margin_us=1000001,min_sleep_us=0,"
+			    "max_sleep_us=0,window=1", 23,
+			    "margin_us 1000001 out of range (max 1000000)");
+	assert_plan_refused("poll+predict:margin_us=0,min_sleep_us=0,"
+			    "max_sleep_us=1000001,window=1", 53,
+			    "max_sleep_us 1000001 out of range (max 1000000)");
 }
 END_TEST
 
@@ -352,9 +360,9 @@ START_TEST(label_round_trips_extreme_values)
 {
 	assert_plan_round_trips("flag:park_us=0,backstop_us=0");
 	assert_plan_round_trips("flag:park_us=10000,backstop_us=1000000");
-	assert_plan_round_trips("poll+predict:margin_us=18446744073709551,min_"
-				"sleep_us=18446744073709551,"
-				"max_sleep_us=18446744073709551,window=16");
+	assert_plan_round_trips("poll+predict:margin_us=1000000,min_"
+				"sleep_us=1000000,"
+				"max_sleep_us=1000000,window=16");
 	assert_plan_round_trips(
 		"flag:park_us=10000,backstop_us=1000000+predict:margin_us=0,"
 		"min_sleep_us=0,max_sleep_us=0,window=1");
@@ -443,7 +451,7 @@ static Suite *plan_text_suite(void)
 	tcase_add_test(ok, parses_poll_with_prediction);
 	tcase_add_test(ok, accepts_bounds_inclusive);
 	tcase_add_test(ok, accepts_zero_values);
-	tcase_add_test(ok, accepts_largest_us_that_fits_in_ns);
+	tcase_add_test(ok, accepts_sleep_times_up_to_1s);
 	tcase_add_test(ok, refusal_error_is_optional);
 	suite_add_tcase(s, ok);
 

@@ -295,6 +295,10 @@ START_TEST(entry_validity_is_the_ports_rule)
 	bad.start_ns = 11;
 	ck_assert(!gpuar_word_entry_valid(&bad, 10));
 	ck_assert(gpuar_word_entry_valid(&bad, 11));
+	/* A start further back than GPUAR_START_AGE_NS_MAX is nonsense. */
+	bad.start_ns = 5;
+	ck_assert(gpuar_word_entry_valid(&bad, 5 + GPUAR_START_AGE_NS_MAX));
+	ck_assert(!gpuar_word_entry_valid(&bad, 6 + GPUAR_START_AGE_NS_MAX));
 	/* The line is not the entry's own fault: any id passes here. */
 	bad = e;
 	bad.line = 0;

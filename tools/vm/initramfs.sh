@@ -17,6 +17,8 @@
 # required to unload. VM_TEST_TIMEOUT (s) bounds each test binary;
 # VM_SUITES lists the test binaries to include (default: all of TESTS_DIR);
 # VM_KMEMLEAK=1 makes the guest scan for leaks after the suites.
+# VM_KFUZZ_SECONDS runs the fuzzer (kfuzz_test) that long instead of its
+# default 100000 calls; VM_SOAK_COMPLETIONS is the soak's target.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -28,6 +30,9 @@ busybox=${BUSYBOX:-/bin/busybox}
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/gpuar-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+# mktemp makes it 0700, and it becomes the guest's /: a test that drops to
+# nobody must still reach /sys and /dev through it.
+chmod 755 "$stage"
 mkdir -p "$stage"/{bin,sbin,dev,proc,sys,tmp,tests,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 for applet in $("$busybox" --list); do
@@ -119,6 +124,8 @@ VM_MODULES='${load[*]}'
 VM_OWN_MODULES='${own_names[*]}'
 VM_TEST_TIMEOUT='${VM_TEST_TIMEOUT:-600}'
 VM_KMEMLEAK='${VM_KMEMLEAK:-}'
+VM_KFUZZ_SECONDS='${VM_KFUZZ_SECONDS:-}'
+VM_SOAK_COMPLETIONS='${VM_SOAK_COMPLETIONS:-}'
 EOT
 
 mkdir -p "$(dirname "$out")"

@@ -84,7 +84,11 @@ for report in "BUG: KASAN: slab-out-of-bounds in f" "UBSAN: shift-out-of-bounds 
 	"WARNING: possible circular locking dependency detected" \
 	"BUG: sleeping function called from invalid context at m.c:1" \
 	"refcount_t: underflow; use-after-free." "general protection fault, probably for non-canonical address" \
-	"kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"; do
+	"kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+	"watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [submit_test:96]" \
+	"INFO: task cancel_test:101 blocked for more than 30 seconds." \
+	"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:" \
+	"rcu: INFO: rcu_preempt self-detected stall on CPU"; do
 	expect "kernel report: $report" 1 "vm k: 2 passed, 1 failed" <<<"$head_ok
 $two_pass
 [    3.000000] $report

@@ -57,7 +57,7 @@ function close_binary(rc,    ok, missing) {
 inleak && !kernel_line($0) && NF > 0 { leaks++; if (leaks <= 20) problem("kmemleak: " $0); next }
 # ---- kernel reports
 kernel_line($0) {
-	if ($0 ~ /BUG:|WARNING:|Oops|general protection|Kernel panic|kernel BUG at|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called from invalid context|refcount_t:|KASAN|UBSAN|suspected memory leak|INFO: task .* blocked|Call Trace:/)
+	if ($0 ~ /BUG:|WARNING:|Oops|general protection|Kernel panic|kernel BUG at|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called from invalid context|refcount_t:|KASAN|UBSAN|suspected memory leak|INFO: task .* blocked|soft lockup|hard LOCKUP|detected stalls? on CPU|self-detected stall|Call Trace:/)
 		if (!($0 in seen_report) && ++reports <= 40) problem("kernel: " $0)
 	seen_report[$0] = 1
 	next

@@ -30,6 +30,28 @@ check-vm:
 	if [ -n "$$failed" ]; then echo "check-vm: failed on:$$failed"; exit 1; fi; \
 	echo "check-vm: passed on $(VM_KERNELS)"
 
+# The fuzzer alone, for DURATION seconds (the suites run it for 100000
+# calls): make fuzz-kmod KERNEL=debug DURATION=600
+DURATION ?= 300
+.PHONY: fuzz-kmod
+fuzz-kmod:
+	@case "$(KERNEL)" in 6.1|6.12|7.x|debug) ;; \
+	*) echo "usage: make fuzz-kmod KERNEL=<6.1|6.12|7.x|debug> [DURATION=s]" >&2; exit 2 ;; esac
+	@$(VM_ENV) VM_SUITES=kfuzz_test VM_KFUZZ_SECONDS=$(DURATION) \
+		VM_TEST_TIMEOUT=$$(($(DURATION) + 120)) tools/vm/vm-check $(KERNEL)
+
+# The soak: COMPLETIONS completions through several ports with an exact
+# account (selftests/kmod/soak.c), alone in a VM: make soak [KERNEL=debug]
+COMPLETIONS ?= 10000000
+.PHONY: soak
+soak:
+	@case "$(or $(KERNEL),debug)" in 6.1|6.12|7.x|debug) ;; \
+	*) echo "usage: make soak [KERNEL=<6.1|6.12|7.x|debug>] [COMPLETIONS=n]" >&2; exit 2 ;; esac
+	@$(MAKE) -s -C selftests/kmod soak SOAK_OUT=$(abspath $(BUILD))/vm/soak
+	@$(VM_ENV) VM_TESTS=$(abspath $(BUILD))/vm/soak \
+		VM_SOAK_COMPLETIONS=$(COMPLETIONS) VM_TEST_TIMEOUT=86400 \
+		VM_TIMEOUT=90000 tools/vm/vm-check $(or $(KERNEL),debug)
+
 # The runner's own logic, tested on the host (no VM needed): its verdict on
 # canned serial logs, and how it finds the archive in apt sources.
 .PHONY: check-vm-tools

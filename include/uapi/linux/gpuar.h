@@ -10,7 +10,8 @@
  *   /dev/gpuar      The device. Opening it gives a device handle; the only
  *                   ioctls on it are GPUAR_IOC_VERSION and
  *                   GPUAR_IOC_PORT_CREATE.
- *   port            An anonymous-inode file returned by PORT_CREATE. It owns
+ *   port            An anonymous-inode file: PORT_CREATE's return value
+ *                   is its new fd (>= 0), not written to the argument. It owns
  *                   its lines, pending waits, queued records and estimator
  *                   table. Closing the last reference cancels every pending
  *                   wait, drops every fence callback, stops every timer and
@@ -66,9 +67,16 @@
  *
  * Address space
  *   A port is bound to the mm of the process that created it. Line
- *   registration, word-wait submission and claims from another mm (a
- *   forked child, a process the fd was passed to) fail with EPERM. Reading records,
+ *   registration, line unregistration, word-wait submission and claims
+ *   from another mm (a forked child, a process the fd was passed to) fail
+ *   with EPERM. Reading records,
  *   polling, cancelling, fence waits and statistics work from anywhere.
+ *   A line pins the page behind its address at registration and keeps
+ *   that page until it is unregistered: unmapping the address (munmap,
+ *   MADV_DONTNEED, a new mapping over it) does not follow through to the
+ *   line, whose waits then see a page nobody stores to any more and end
+ *   at their backstop (TIMEOUT, -ETIME). Unregister a line before giving
+ *   its memory back.
  *
  * Record order
  *   Records are queued in the order their waits completed, as seen under
@@ -90,8 +98,19 @@
  *   taking them); a reader that leaves records behind signals EPOLLIN
  *   again, so an edge-triggered epoll waiter hears of them.
  *
+ * Limits
+ *   The module's limits and defaults are its parameters, readable by
+ *   any user in /sys/module/gpuar/parameters/ (one decimal number each):
+ *   max_waits (pending plus unread waits per port, and the largest
+ *   batch), max_lines (lines per port), max_points (estimator points
+ *   per port, fixed at the port's creation), max_ports (open ports per
+ *   user), check_floor_us, poll_interval_us, poll_backstop_us,
+ *   checks_per_fire, busy_read_us, wakelat_max_us. Only root changes
+ *   them, at any time; a change applies to later requests.
+ *
  * Word-wait timing
- *   A flag plan is checked every max(park_ns, the module's check floor); a
+ *   A flag plan is checked every max(park_ns, the module's check floor),
+ *   so park_ns = 0 (park_us=0) means "as often as the floor allows"; a
  *   poll plan at the module's poll interval. While a blocked reader spins
  *   on a wait (busy-read), its loads stand in for those checks, which
  *   resume when its spin ends. Every word wait has a backstop
@@ -106,12 +125,15 @@
  * Errors (beyond the extensibility rules above)
  *   ENOTTY   an ioctl the object does not answer, or a number whose
  *            direction or size bits are not the ones defined below
- *   EPERM    line register, word submit or claim from another mm
+ *   EPERM    line register or unregister, word submit or claim from
+ *            another mm
  *   EFAULT   an unreadable argument or entry array, an unmapped or
  *            read-only line address
  *   EINVAL   a line address that is NULL, unaligned, outside user space,
  *            or not anonymous/shmem memory; a slot >= 8; an invalid or
- *            block plan; start_ns in the future; an fd that is not a
+ *            block plan (a margin or sleep above GPUAR_PLAN_SLEEP_NS_MAX
+ *            included); start_ns in the future or more than
+ *            GPUAR_START_AGE_NS_MAX in the past; an fd that is not a
  *            sync_file; entry_size below the first ABI version or above
  *            the page size; flags a call does not define (claim and
  *            wait-ready take none); a claim on a port created without
@@ -125,8 +147,12 @@
  *   EALREADY cancel lost the race: the wait completed, its record queued
  *   EBUSY    unregistering a line with word waits pending on it
  *   E2BIG    a batch or claim count above the module's max_waits
- *   ENOSPC   the port's limit on waits (pending + unread), lines or
- *            estimator points would be exceeded
+ *   ENOSPC   the port's limit on waits (pending + unread) or lines
+ *            would be exceeded, or a new estimator point finds every
+ *            point of a full table held by a pending wait (an idle
+ *            point gives way to a new one, least recently used first,
+ *            and its samples and statistics are forgotten: its point
+ *            stats are then ENOENT)
  *   EMFILE   the calling user already has max_ports ports open
  *   ENOMEM   the line's pin would exceed RLIMIT_MEMLOCK (without
  *            CAP_IPC_LOCK), or memory is short
@@ -135,7 +161,11 @@
  *   A failed batch submits nothing; error_index names the first bad entry,
  *   in entry order whatever its fault (unreadable, invalid, unknown line,
  *   bad fence fd), or equals count when the batch as a whole was refused
- *   (EPERM, a bad header, E2BIG, ENOSPC, ENOMEM). When struct
+ *   (EPERM, a bad header, E2BIG, ENOSPC, ENOMEM). A port without room
+ *   for the whole batch refuses it (ENOSPC) once its entries are read
+ *   and checked, before it allocates a wait for each.
+ *   An entry larger than the module's struct with a non-zero byte past
+ *   it is E2BIG with error_index naming that entry. When struct
  *   gpuar_submit itself cannot be read or fails the size rules,
  *   error_index is not written.
  */
@@ -175,6 +205,12 @@ enum gpuar_park {
 #define GPUAR_PLAN_WINDOW_MAX 16
 #define GPUAR_PLAN_PARK_NS_MAX 10000000ULL		/* 10 ms */
 #define GPUAR_PLAN_BACKSTOP_NS_MAX 1000000000ULL	/* 1 s */
+#define GPUAR_PLAN_SLEEP_NS_MAX 1000000000ULL	/* margin, min/max sleep: 1 s */
+/*
+ * The oldest start_ns a word wait may carry: a resubmit's original start
+ * at most this long before the submission (the estimator learns from it).
+ */
+#define GPUAR_START_AGE_NS_MAX 3600000000000ULL	/* 1 h */
 
 /*
  * The binary wait plan, as the shared core's parser produces it from text

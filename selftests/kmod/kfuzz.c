@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * kfuzz: a structure-aware fuzzer of the module, reproducible from its
+ * seed. Random sequences over every entry point of <linux/gpuar.h>: port
+ * creation with random flags, line register and unregister (good,
+ * misaligned, NULL, kernel, unmapped, remapped or dropped under pending
+ * waits), word and fence batches with random fields and counts, cancel,
+ * statistics, reads of odd sizes into bad or partly mapped buffers, poll,
+ * dup and close, and forked children acting on inherited ports, while a
+ * device thread stores into the lines.
+ *
+ * The oracle:
+ *   - every call answers success or an errno the ABI header documents for
+ *     it (anything else is a finding, printed with the call's number);
+ *   - every committed wait yields exactly one record: each wait carries a
+ *     fresh user_data, a record of an unknown or already seen user_data
+ *     is a finding, and at the end (fences signalled, backstops past)
+ *     every port's committed waits have all been read;
+ *   - a successful read returns whole records.
+ *
+ *   kfuzz [--seed N] [--calls N] [--seconds S]
+ *
+ * Defaults: a seed from the clock, 100000 calls or 480 s, whichever comes
+ * first (so the suites' run ends well inside the runner's per-binary
+ * timeout on a slow debug kernel; the line says how many calls it made).
+ * The environment's GPUAR_KFUZZ_SECONDS, if set, bounds the run instead
+ * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits,
+ * seed <seed>" and TAP (one test), so the VM runner counts it as a suite.
+ * Exit status 0 when the oracle held.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "port_fixture.h"
+#include "testfence_fixture.h"
+
+#define PORTS 4
+#define LINE_PAGES 4
+#define MAX_LINES 32		/* per port, of our own bookkeeping */
+#define MAX_IDS (1u << 22)	/* user_data values one run hands out */
+#define BATCH_MAX 48
+#define FENCES 8
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* splitmix64: tiny, and the same sequence everywhere. */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t below(uint32_t n)
+{
+	return n ? (uint32_t)(rnd() % n) : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return below(100) < pct;
+}
+
+struct kport {
+	int fd;			/* -1: none */
+	uint64_t unread;	/* committed waits whose record is not read */
+	__u32 lines[MAX_LINES];
+	unsigned int nlines;
+};
+
+static struct kport ports[PORTS];
+static __u64 *mem;		/* LINE_PAGES pages of lines */
+static long page;
+static int timeline = -1;
+static int fences[FENCES];
+static __u64 fence_seqno;
+
+/* One byte per user_data: 0 free, 1 committed, 2 read; its port after. */
+static unsigned char *state;
+static signed char *owner;
+static uint64_t next_id = 1;
+static uint64_t calls, waits, findings;
+static volatile int stop_device;
+
+static void finding(const char *what, long ret, int err)
+{
+	findings++;
+	if (findings <= 20)
+		printf("# kfuzz finding at call %llu: %s (ret %ld, %s)\n",
+		       (unsigned long long)calls, what, ret, strerror(err));
+}
+
+/* The call returned @ret; 0 or an errno in @ok (0-terminated) is fine. */
+static void expect_errno(const char *what, long ret, const int *ok)
+{
+	int err = errno;
+
+	calls++;
+	if (ret >= 0)
+		return;
+	for (; *ok; ok++)
+		if (*ok == err)
+			return;
+	finding(what, ret, err);
+}
+
+static const int create_ok[] = { EINVAL, EMFILE, ENOMEM, 0 };
+static const int reg_ok[] = { EINVAL, EFAULT, ENOSPC, ENOMEM, EPERM, 0 };
+static const int unreg_ok[] = { ENOENT, EBUSY, EPERM, 0 };
+static const int word_ok[] = { EINVAL, EFAULT, ENOENT, ENOSPC, E2BIG,
+			       ENOMEM, EPERM, 0 };
+static const int fence_ok[] = { EINVAL, EFAULT, EBADF, ENOSPC, E2BIG,
+				ENOMEM, 0 };
+static const int cancel_ok[] = { ENOENT, EALREADY, EINVAL, 0 };
+static const int stats_ok[] = { EINVAL, EFAULT, E2BIG, ENOENT, 0 };
+static const int read_ok[] = { EAGAIN, EINVAL, EFAULT, 0 };
+
+static void *device_run(void *arg)
+{
+	(void)arg;
+	while (!stop_device) {
+		size_t words = LINE_PAGES * (size_t)page / 8;
+		__u64 *w = &mem[below((uint32_t)words)];
+
+		__atomic_fetch_add(w, 1 + below(3), __ATOMIC_RELEASE);
+		if (chance(5))
+			usleep(below(200));
+	}
+	return NULL;
+}
+
+static __u64 fresh_id(int p)
+{
+	__u64 id = next_id++ % MAX_IDS;
+
+	if (!id)
+		id = next_id++ % MAX_IDS;
+	state[id] = 0;
+	owner[id] = (signed char)p;
+	return id;
+}
+
+static struct gpuar_plan random_plan(void)
+{
+	struct gpuar_plan pl;
+
+	memset(&pl, 0, sizeof(pl));
+	switch (below(4)) {
+	case 0:
+		pl.park = GPUAR_PARK_POLL;
+		break;
+	case 1:
+		pl = plan_flag(below(3) ? 10000 + below(200000) : 0,
+			       chance(30) ? 0 : 1000000 + below(200000000));
+		break;
+	case 2:
+		pl = plan_predict(1 + below(GPUAR_PLAN_WINDOW_MAX));
+		pl.backstop_ns = 1000000 + below(300000000);
+		break;
+	default:
+		/* Anything, mostly invalid. */
+		pl.park = below(5);
+		pl.flags = below(3);
+		pl.park_ns = rnd() % (2 * GPUAR_PLAN_PARK_NS_MAX);
+		pl.backstop_ns = rnd() % (2 * GPUAR_PLAN_BACKSTOP_NS_MAX);
+		pl.margin_ns = rnd() % (2 * GPUAR_PLAN_SLEEP_NS_MAX);
+		pl.window = below(20);
+		pl.pad = chance(10);
+		break;
+	}
+	return pl;
+}
+
+static void op_create(int p)
+{
+	__u32 flags = chance(90) ? GPUAR_PORT_CLOEXEC | (chance(50) ?
+				   GPUAR_PORT_NONBLOCK : 0) : (__u32)rnd();
+	int fd = t_port_open(flags);
+
+	expect_errno("PORT_CREATE", fd, create_ok);
+	if (fd >= 0 && ports[p].fd < 0) {
+		ports[p].fd = fd;
+		ports[p].nlines = 0;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+}
+
+static void op_register(struct kport *kp)
+{
+	__u64 addr;
+	__u32 id;
+	int ret;
+
+	switch (below(8)) {
+	case 0:
+		addr = 0;
+		break;
+	case 1:
+		addr = (__u64)(uintptr_t)mem + 8 * (1 + below(7));
+		break;
+	case 2:
+		addr = 0xffff888000000000ULL;
+		break;
+	case 3:
+		addr = (__u64)(uintptr_t)mem + LINE_PAGES * (uint64_t)page;
+		break;	/* past the mapping: often unmapped */
+	default:
+		addr = (__u64)(uintptr_t)line_at(mem,
+				below((uint32_t)(LINE_PAGES * page / 64)));
+		break;
+	}
+	ret = line_register(kp->fd, (void *)(uintptr_t)addr, &id);
+	expect_errno("LINE_REGISTER", ret, reg_ok);
+	if (!ret && kp->nlines < MAX_LINES)
+		kp->lines[kp->nlines++] = id;
+}
+
+static void op_unregister(struct kport *kp)
+{
+	__u32 id = kp->nlines && chance(90) ? kp->lines[below(kp->nlines)] :
+		   (__u32)below(100);
+	int ret = line_unregister(kp->fd, id);
+	unsigned int i;
+
+	expect_errno("LINE_UNREGISTER", ret, unreg_ok);
+	if (ret)
+		return;
+	for (i = 0; i < kp->nlines; i++)
+		if (kp->lines[i] == id) {
+			kp->lines[i] = kp->lines[--kp->nlines];
+			break;
+		}
+}
+
+static void commit(int p, const __u64 *ids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		state[ids[i]] = 1;
+	waits += n;
+	ports[p].unread += n;
+}
+
+static void op_submit_words(int p)
+{
+	struct kport *kp = &ports[p];
+	struct gpuar_word_wait w[BATCH_MAX];
+	__u64 ids[BATCH_MAX];
+	int n = 1 + (int)below(chance(10) ? BATCH_MAX : 4), i, ret;
+	__u32 idx;
+
+	for (i = 0; i < n; i++) {
+		__u32 line = kp->nlines && chance(95) ?
+			     kp->lines[below(kp->nlines)] : below(64);
+		__u64 now = mono_ns();
+
+		ids[i] = fresh_id(p);
+		w[i] = word_wait(line, chance(98) ? below(8) : below(12),
+				 mem[below(64)] + below(4), below(6), ids[i],
+				 random_plan());
+		if (chance(5))
+			w[i].start_ns = chance(50) ? now - below(1000000000) :
+					now + 1000000000;
+		if (chance(2))
+			w[i].flags = 1;
+	}
+	if (chance(3))
+		ret = submit_raw(kp->fd, GPUAR_IOC_SUBMIT_WORD,
+				 (void *)(uintptr_t)(chance(50) ? 8 : 0),
+				 n, sizeof(w[0]), &idx);
+	else
+		ret = submit_words(kp->fd, w, n, &idx);
+	expect_errno("SUBMIT_WORD", ret, word_ok);
+	if (ret == n)
+		commit(p, ids, n);
+	else if (ret >= 0)
+		finding("SUBMIT_WORD count", ret, 0);
+}
+
+static void op_submit_fences(int p)
+{
+	struct gpuar_fence_wait f[8];
+	__u64 ids[8];
+	int n = 1 + (int)below(8), i, ret;
+
+	for (i = 0; i < n; i++) {
+		int fd = chance(95) ? fences[below(FENCES)] :
+			 (chance(50) ? -1 : ports[p].fd);
+
+		ids[i] = fresh_id(p);
+		f[i] = fence_wait(fd, ids[i]);
+	}
+	ret = submit_fences(ports[p].fd, f, n, NULL);
+	expect_errno("SUBMIT_FENCE", ret, fence_ok);
+	if (ret == n)
+		commit(p, ids, n);
+}
+
+/* New fences, the old ones signalled (some with an error). */
+static void op_fences(void)
+{
+	int i;
+
+	if (timeline < 0)
+		return;
+	for (i = 0; i < FENCES; i++) {
+		if (fences[i] >= 0 && chance(50))
+			continue;
+		if (fences[i] >= 0)
+			close(fences[i]);
+		fences[i] = testfence_fence(timeline, ++fence_seqno);
+	}
+	if (chance(50))
+		testfence_signal(timeline, fence_seqno - below(FENCES),
+				 chance(20) ? -EIO : 0);
+	calls++;
+}
+
+static void op_cancel(int p)
+{
+	__u64 id = next_id > 1 ? (next_id - 1 - below(64)) % MAX_IDS : 0;
+	int ret = port_cancel(ports[p].fd, id);
+
+	expect_errno("CANCEL", ret, cancel_ok);
+}
+
+static void op_stats(int p)
+{
+	struct gpuar_port_stats st;
+	struct gpuar_point_stats ps;
+	int ret;
+
+	if (chance(50))
+		ret = port_stats(ports[p].fd, &st);
+	else
+		ret = point_stats(ports[p].fd, below(6), &ps);
+	expect_errno("STATS", ret, stats_ok);
+	if (chance(5)) {
+		ret = ioctl(ports[p].fd, GPUAR_IOC_PORT_STATS, (void *)8);
+		expect_errno("STATS(bad)", ret, stats_ok);
+	}
+}
+
+static void account_records(int p, const struct gpuar_record *r, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		__u64 id = r[i].user_data;
+
+		if (id >= MAX_IDS || state[id] != 1 || owner[id] != p) {
+			finding(id < MAX_IDS && state[id] == 2 ?
+				"record read twice" : "record of no wait",
+				(long)id, 0);
+			continue;
+		}
+		state[id] = 2;
+		ports[p].unread--;
+	}
+}
+
+/* A read of an odd size, sometimes into a buffer that ends in a hole. */
+static void op_read(int p)
+{
+	static struct gpuar_record *hole_buf;
+	struct gpuar_record r[16];
+	size_t sizes[] = { 0, 63, 64, 65, 128, 200, sizeof(r) };
+	size_t len = sizes[below(7)];
+	void *buf = r;
+	ssize_t got;
+	int fd = ports[p].fd;
+
+	if (!hole_buf) {
+		char *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return;
+		munmap(m + page, page);
+		hole_buf = (void *)(m + page - 2 * sizeof(*hole_buf));
+	}
+	if (chance(10)) {
+		buf = hole_buf;	/* room for two, then the hole */
+		len = sizeof(r);
+	} else if (chance(3)) {
+		buf = (void *)8;
+		len = sizeof(r[0]);
+	}
+	if (!fd_readable(fd, 0) && !(fcntl(fd, F_GETFL) & O_NONBLOCK)) {
+		calls++;
+		return;	/* a blocking read would wait for the device */
+	}
+	got = read(fd, buf, len);
+	expect_errno("read", got, read_ok);
+	if (got > 0) {
+		if (got % sizeof(struct gpuar_record))
+			finding("read of a partial record", got, 0);
+		account_records(p, buf, (int)(got / sizeof(struct gpuar_record)));
+	}
+}
+
+static void op_poll(int p)
+{
+	struct pollfd pf = { .fd = ports[p].fd, .events = POLLIN | POLLPRI };
+	int ret = poll(&pf, 1, 0);
+
+	expect_errno("poll", ret, read_ok);
+}
+
+/* Close (or swap for a dup): what was committed and unread is gone. */
+static void op_close(int p)
+{
+	int dupfd;
+
+	if (chance(50)) {
+		dupfd = dup(ports[p].fd);
+		calls++;
+		if (dupfd >= 0) {
+			close(ports[p].fd);
+			ports[p].fd = dupfd;
+		}
+		return;
+	}
+	close(ports[p].fd);
+	calls++;
+	ports[p].fd = -1;
+	ports[p].unread = 0;	/* its records went with it */
+}
+
+/* A forked child: register, unregister, submit words are EPERM there. */
+static void op_fork(int p)
+{
+	struct kport *kp = &ports[p];
+	pid_t pid = fork();
+	int status;
+
+	calls++;
+	if (pid < 0)
+		return;
+	if (!pid) {
+		__u32 id;
+		int bad = 0;
+
+		if (line_register(kp->fd, mem, &id) != -1 || errno != EPERM)
+			bad |= 1;
+		if (kp->nlines && (line_unregister(kp->fd, kp->lines[0]) != -1 ||
+				   errno != EPERM))
+			bad |= 2;
+		if (submit_word(kp->fd, word_wait(kp->nlines ? kp->lines[0] : 1,
+						  0, 1, 1, 0, plan_poll())) != -1 ||
+		    errno != EPERM)
+			bad |= 4;
+		_exit(bad);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		finding("forked child was let in", WEXITSTATUS(status), 0);
+}
+
+/*
+ * Replace a line page under the waits on it: a fresh page mapped over it
+ * (in one step, so the device thread never meets a hole), or its contents
+ * dropped (MADV_DONTNEED).
+ */
+static void op_remap(void)
+{
+	char *at = (char *)mem + below(LINE_PAGES) * page;
+
+	calls++;
+	if (chance(50))
+		madvise(at, page, MADV_DONTNEED);
+	else if (mmap(at, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		 MAP_FAILED)
+		finding("remap", -1, errno);
+}
+
+static void one_call(void)
+{
+	int p = (int)below(PORTS);
+	unsigned int op = below(100);
+
+	if (ports[p].fd < 0) {
+		op_create(p);
+		return;
+	}
+	if (op < 8)
+		op_register(&ports[p]);
+	else if (op < 12)
+		op_unregister(&ports[p]);
+	else if (op < 45)
+		op_submit_words(p);
+	else if (op < 52)
+		op_submit_fences(p);
+	else if (op < 55)
+		op_fences();
+	else if (op < 62)
+		op_cancel(p);
+	else if (op < 68)
+		op_stats(p);
+	else if (op < 92)
+		op_read(p);
+	else if (op < 96)
+		op_poll(p);
+	else if (op < 98)
+		op_close(p);
+	else if (op < 99)
+		op_fork(p);
+	else
+		op_remap();
+}
+
+/* End: every fence signalled, backstops past, every record read. */
+static void drain(void)
+{
+	__u64 deadline = mono_ns() + 5000000000ULL;
+	struct gpuar_record r[64];
+	uint64_t left = 0;
+	int p;
+
+	if (timeline >= 0)
+		testfence_signal(timeline, fence_seqno, 0);
+	for (p = 0; p < PORTS; p++) {
+		if (ports[p].fd < 0)
+			continue;
+		fcntl(ports[p].fd, F_SETFL, O_NONBLOCK);
+		while (ports[p].unread && mono_ns() < deadline) {
+			ssize_t got;
+
+			if (!fd_readable(ports[p].fd, 100))
+				continue;
+			got = read(ports[p].fd, r, sizeof(r));
+			if (got > 0)
+				account_records(p, r, (int)(got / sizeof(r[0])));
+		}
+		left += ports[p].unread;
+	}
+	if (left)
+		finding("committed waits without a record", (long)left, 0);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = mono_ns() ^ ((uint64_t)getpid() << 32);
+	uint64_t max_calls = 100000, seconds = 480, end;
+	bool seconds_given = false;
+	const char *env = getenv("GPUAR_KFUZZ_SECONDS");
+	pthread_t dev;
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--calls"))
+			max_calls = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--seconds")) {
+			seconds = strtoull(argv[i + 1], NULL, 0);
+			seconds_given = true;
+		}
+	}
+	if (env && *env && !seconds_given) {
+		seconds = strtoull(env, NULL, 0);
+		max_calls = UINT64_MAX;
+	}
+	rng_state = seed;
+	printf("1..1\n# kfuzz: seed %llu\n", (unsigned long long)seed);
+	fflush(stdout);
+
+	page = sysconf(_SC_PAGESIZE);
+	mem = lines_map(LINE_PAGES);
+	state = calloc(MAX_IDS, 1);
+	owner = calloc(MAX_IDS, 1);
+	if (!mem || !state || !owner) {
+		printf("not ok 1 kfuzz # setup\n");
+		return 1;
+	}
+	memset(owner, -1, MAX_IDS);
+	for (i = 0; i < PORTS; i++)
+		ports[i].fd = -1;
+	for (i = 0; i < FENCES; i++)
+		fences[i] = -1;
+	timeline = testfence_timeline();
+	signal(SIGPIPE, SIG_IGN);
+	pthread_create(&dev, NULL, device_run, NULL);
+
+	end = seconds ? mono_ns() + seconds * 1000000000ULL : UINT64_MAX;
+	while (calls < max_calls && mono_ns() < end)
+		one_call();
+	drain();
+	stop_device = 1;
+	pthread_join(dev, NULL);
+
+	printf("kfuzz: %llu calls, %llu waits, seed %llu\n",
+	       (unsigned long long)calls, (unsigned long long)waits,
+	       (unsigned long long)seed);
+	if (findings)
+		printf("not ok 1 kfuzz # %llu findings\n",
+		       (unsigned long long)findings);
+	else
+		printf("ok 1 kfuzz\n");
+	return findings ? 1 : 0;
+}
