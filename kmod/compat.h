@@ -15,12 +15,15 @@
 
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/sched/user.h>
+#include <linux/cred.h>
 
 #ifdef GPUAR_HAVE_CONFTEST_H
 #include "conftest.h"
 #else
 /* In tree: the tree's own, current API. */
 #define GPUAR_HAVE_HRTIMER_SETUP 1
+#define GPUAR_HAVE_FREE_UID_EXPORT 1
 #endif
 
 #include "compat_fence.h"
@@ -48,6 +51,29 @@ static inline void gpuar_hrtimer_setup(struct hrtimer *timer,
 #else
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
+#endif
+}
+
+/*
+ * The creator's user_struct, whose locked_vm a port charges its pinned
+ * folios to. Holding one needs free_uid() to let it go, which not every
+ * 6.1 build exports to modules: there the port holds none (NULL) and its
+ * pins are charged to the creator's mm only (pinned_vm, against the same
+ * RLIMIT_MEMLOCK), as before the per-user charge existed.
+ */
+static inline struct user_struct *gpuar_user_get(void)
+{
+#ifdef GPUAR_HAVE_FREE_UID_EXPORT
+	return get_uid(current_user());
+#else
+	return NULL;
+#endif
+}
+
+static inline void gpuar_user_put(struct user_struct *user)
+{
+#ifdef GPUAR_HAVE_FREE_UID_EXPORT
+	free_uid(user);
 #endif
 }
 

@@ -34,6 +34,13 @@ make -s -k -C "$kdir" M="$tmp" $objs >"$tmp/log" 2>&1 || true
 			echo "/* #undef $macro */"
 		fi
 	done
+	# Exports, not APIs: free_uid() is exported to modules by some 6.1
+	# builds (Debian's 6.1.0-57) and not by others (6.1.0-50).
+	if grep -qw free_uid "$kdir/Module.symvers" 2>/dev/null; then
+		echo "#define GPUAR_HAVE_FREE_UID_EXPORT 1"
+	else
+		echo "/* #undef GPUAR_HAVE_FREE_UID_EXPORT */"
+	fi
 } >"$tmp/conftest.h"
 
 if ! cmp -s "$tmp/conftest.h" "$out"; then

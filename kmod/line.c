@@ -85,15 +85,24 @@ static int gpuar_line_charge(struct gpuar_port *port, struct gpuar_line *line)
 	int ret;
 
 	lockdep_assert_held(&port->mutex);
-	if (!v) {
-		user = !capable(CAP_IPC_LOCK);
+	if (!v && !capable(CAP_IPC_LOCK)) {
+		user = !!port->user;
 		if (user) {
 			ret = gpuar_user_charge(port->user, pages);
 			if (ret)
 				return ret;
+		} else if (atomic64_read(&port->mm->pinned_vm) + pages >
+			   rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT) {
+			/*
+			 * No user_struct held (compat.h): the creator mm's
+			 * pinned_vm bears the limit, as it did before the
+			 * per-user charge.
+			 */
+			return -ENOMEM;
 		}
-		v = user ? GPUAR_FOLIO_USER : 0;
 	}
+	if (!v)
+		v = user ? GPUAR_FOLIO_USER : 0;
 	ret = xa_err(xa_store(&port->folios, key, xa_mk_value(v + 2),
 			      GFP_KERNEL_ACCOUNT));
 	if (ret) {

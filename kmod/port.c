@@ -87,7 +87,7 @@ static void gpuar_port_free(struct gpuar_port *port)
 	kvfree(port->points.slots);
 	mmdrop(port->mm);
 	put_pid(port->creator);
-	free_uid(port->user);
+	gpuar_user_put(port->user);
 	gpuar_uid_limit_put(port->uid_limit);
 	mutex_destroy(&port->read_mutex);
 	mutex_destroy(&port->mutex);
@@ -242,7 +242,7 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	gpuar_word_timer_init(port);
 	port->record_version = record_version;
 	port->creator = get_pid(task_tgid(current));
-	port->user = get_uid(current_user());
+	port->user = gpuar_user_get();
 	return port;
 }
 

@@ -68,7 +68,10 @@ class PortStats(ctypes.Structure):
                 ("checks", u64), ("sleeps", u64), ("timer_fires", u64),
                 ("busy_read_checks", u64), ("pending", u64), ("queued", u64),
                 ("lines", u64), ("points", u64), ("wakeup_latency_ns", u64),
-                ("outcomes", u64 * OUTCOME_SLOTS)]
+                ("outcomes", u64 * OUTCOME_SLOTS),
+                # imminent readiness and the timer budget (stats v2)
+                ("imminent", u64), ("claims", u64), ("lease_expiries", u64),
+                ("budget_stretched", u64)]
 
 
 class PointStats(ctypes.Structure):
