@@ -241,18 +241,27 @@ static long testfence_refs(void)
 	return module_refcnt("gpuar_testfence");
 }
 
-/* The count once earlier tests' fences are gone (RCU frees them). */
+/*
+ * The count once earlier tests' fences are gone. A port may hand its last
+ * fence reference to a work item, and the fence frees itself in an RCU
+ * callback: wait for those callbacks (the barrier) until the count holds
+ * still over three reads 50 ms apart, so a slow grace period on a loaded
+ * emulated guest cannot pass for a steady count.
+ */
 static long testfence_refs_steady(void)
 {
-	long n = testfence_refs(), was;
-	int tries = 50;
+	long n, was = -1;
+	int same = 0, tries = 100;
 
-	do {
-		was = n;
-		sleep_ms(20);
+	while (same < 3 && tries--) {
+		if (testfence_barrier())
+			return -1;
 		n = testfence_refs();
-	} while (n != was && --tries);
-	return n;
+		same = n == was ? same + 1 : 0;
+		was = n;
+		sleep_ms(50);
+	}
+	return was;
 }
 
 /* Wait up to @ms (RCU frees the fence) for the count to reach @want. */

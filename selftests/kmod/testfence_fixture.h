@@ -57,4 +57,19 @@ static inline int testfence_signal(int timeline, __u64 seqno, int error)
 	return ioctl(timeline, GPUAR_TESTFENCE_IOC_SIGNAL, &s);
 }
 
+/* Wait until every released fence has been freed (rcu_barrier()). */
+static inline int testfence_barrier(void)
+{
+	int dev = open(GPUAR_TESTFENCE_PATH, O_RDWR | O_CLOEXEC);
+	int ret, err;
+
+	if (dev < 0)
+		return -1;
+	ret = ioctl(dev, GPUAR_TESTFENCE_IOC_BARRIER, 0);
+	err = errno;
+	close(dev);
+	errno = err;
+	return ret;
+}
+
 #endif /* GPUAR_SELFTEST_TESTFENCE_FIXTURE_H */

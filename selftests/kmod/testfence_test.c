@@ -8,11 +8,13 @@
  *   timeline flags/pad, fence flags ........... EINVAL
  *   signal error > 0 or < -4095, flags ........ EINVAL
  *   signal below the timeline's value ......... EINVAL
+ *   barrier with an argument .................. EINVAL
  */
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
 
+#include "port_fixture.h"
 #include "testfence_fixture.h"
 #include "vgem_fixture.h"
 
@@ -193,6 +195,36 @@ TEST_F(timeline, many_fences_released)
 	EXPECT_EQ(0, sync_file_status(fd[101]));
 	for (i = 1; i < 256; i += 2)
 		close(fd[i]);
+}
+
+/*
+ * Released fences give their module references back in RCU callbacks;
+ * the barrier returns only once they have all run, so a test can count
+ * live fences by the module's refcount.
+ */
+TEST_F(timeline, barrier_waits_for_released_fences)
+{
+	int dev, fd[8], i;
+	long before;
+
+	ASSERT_EQ(0, testfence_barrier());
+	before = module_refcnt("gpuar_testfence");
+	ASSERT_LT(0, before);
+	for (i = 0; i < 8; i++) {
+		fd[i] = testfence_fence(self->tl, i + 1);
+		ASSERT_LE(0, fd[i]);
+	}
+	EXPECT_EQ(before + 8, module_refcnt("gpuar_testfence"));
+	for (i = 0; i < 8; i++)
+		close(fd[i]);
+	ASSERT_EQ(0, testfence_barrier());
+	EXPECT_EQ(before, module_refcnt("gpuar_testfence"));
+
+	dev = open(GPUAR_TESTFENCE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	EXPECT_EQ(-1, ioctl(dev, GPUAR_TESTFENCE_IOC_BARRIER, 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(dev);
 }
 
 TEST_HARNESS_MAIN

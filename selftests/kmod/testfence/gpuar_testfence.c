@@ -267,8 +267,20 @@ static long tf_ioctl_timeline(void __user *uarg)
 static long tf_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
-	if (cmd == GPUAR_TESTFENCE_IOC_TIMELINE)
+	switch (cmd) {
+	case GPUAR_TESTFENCE_IOC_TIMELINE:
 		return tf_ioctl_timeline((void __user *)arg);
+	case GPUAR_TESTFENCE_IOC_BARRIER:
+		/*
+		 * Tests count live fences by this module's refcount; a
+		 * released fence drops its reference only in its RCU
+		 * callback, so let them wait for those callbacks.
+		 */
+		if (arg)
+			return -EINVAL;
+		rcu_barrier();
+		return 0;
+	}
 	return -ENOTTY;
 }
 

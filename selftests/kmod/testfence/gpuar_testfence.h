@@ -6,6 +6,9 @@
  *
  *   /dev/gpuar_testfence
  *     GPUAR_TESTFENCE_IOC_TIMELINE  create a timeline; returns its fd.
+ *     GPUAR_TESTFENCE_IOC_BARRIER   wait for every released fence to be
+ *                                   freed (and its module reference
+ *                                   dropped): an rcu_barrier().
  *   timeline fd
  *     GPUAR_TESTFENCE_IOC_FENCE     a fence at seqno, returned as a new
  *                                   sync_file fd. A seqno the timeline has
@@ -56,5 +59,7 @@ struct gpuar_testfence_signal {
 	_IOWR(GPUAR_TESTFENCE_IOC_MAGIC, 0x01, struct gpuar_testfence_fence)
 #define GPUAR_TESTFENCE_IOC_SIGNAL \
 	_IOW(GPUAR_TESTFENCE_IOC_MAGIC, 0x02, struct gpuar_testfence_signal)
+
+#define GPUAR_TESTFENCE_IOC_BARRIER _IO(GPUAR_TESTFENCE_IOC_MAGIC, 0x03)
 
 #endif /* _UAPI_GPUAR_TESTFENCE_H */
