@@ -147,7 +147,7 @@ START_TEST(imminent_targets_are_ratios_to_the_blocked_reader)
 	add("lib-reap", "lib-reap", 0, 36, 700);		/* 36 > 30 + 5 */
 	r = add("kport-epoll-imminent", "kport-epoll-imminent", 0, 34, 740);
 	for (int i = 0; i < 5; i++)
-		r->rep[i].timer_fires = 1.5;
+		r->rep[i].port.timer_fires = 1.5;
 	bench_summarize(r);
 	n = bench_targets(&run, t, BENCH_TARGETS_MAX);
 	ck_assert_uint_le(n, BENCH_TARGETS_MAX);

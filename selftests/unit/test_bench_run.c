@@ -128,10 +128,13 @@ START_TEST(reactor_and_user_imminent_complete_and_count)
 			const struct bench_rep *p = &r->rep[k];
 
 			ck_assert(p->ctx_switches >= 0 && p->wakeups >= 0);
-			if (i == 0)
-				ck_assert(p->timer_fires < 0);
-			else
-				ck_assert(p->timer_fires >= 0);
+			if (i == 0) {
+				ck_assert(p->port.timer_fires < 0);
+				ck_assert(p->port.checks < 0);
+			} else {
+				ck_assert(p->port.timer_fires >= 0);
+				ck_assert(p->port.checks >= 0);
+			}
 		}
 	}
 	/* The reactor's waiter blocks for every completion it is handed. */

@@ -24,12 +24,22 @@ struct bench_counts_per_wait bench_counts_per_wait(const struct bench_counts *a,
 						   const struct bench_counts *b,
 						   uint64_t waits)
 {
-	struct bench_counts_per_wait r = { .timer_fires = -1.0 };
+	struct bench_counts_per_wait r = {
+		.port = { -1.0, -1.0, -1.0, -1.0, -1.0, -1.0 },
+	};
+	const struct bench_port_counts *pa = &a->port, *pb = &b->port;
 
 	if (!waits)
 		return r;
-	if (a->has_timer && b->has_timer)
-		r.timer_fires = per(a->timer_fires, b->timer_fires, waits);
+	if (a->has_port && b->has_port) {
+		r.port.timer_fires = per(pa->timer_fires, pb->timer_fires, waits);
+		r.port.checks = per(pa->checks, pb->checks, waits);
+		r.port.imminent = per(pa->imminent, pb->imminent, waits);
+		r.port.claims = per(pa->claims, pb->claims, waits);
+		r.port.lease_expiries = per(pa->lease_expiries,
+					    pb->lease_expiries, waits);
+		r.port.late = per(pa->late, pb->late, waits);
+	}
 	r.ctx_switches = per(a->voluntary + a->involuntary,
 			     b->voluntary + b->involuntary, waits);
 	r.wakeups = per(a->voluntary + a->helper_wakeups,

@@ -2,9 +2,11 @@
 /*
  * Machine-independent counts of one repetition, which explain its CPU
  * and latency figures without depending on how fast the machine is: the
- * port's timer firings (its stats' timer_fires), the waiter thread's
- * context switches (getrusage RUSAGE_THREAD: voluntary ones are blocks,
- * each ended by a wake-up; involuntary ones are preemptions), and the
+ * port's own counters (timer firings, word checks, waits raised imminent,
+ * waits claimed, leases that ran out, waits that ended LATE: found done
+ * by the first look after their estimator sleep), the waiter thread's context
+ * switches (getrusage RUSAGE_THREAD: voluntary ones are blocks, each
+ * ended by a wake-up; involuntary ones are preemptions), and the
  * wake-ups of a strategy's helper thread.
  */
 #ifndef GPUAR_BENCH_COUNTS_H
@@ -13,19 +15,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The port counters a repetition reports per wait. */
+struct bench_port_counts {
+	uint64_t timer_fires, checks, imminent, claims, lease_expiries, late;
+};
+
 struct bench_counts {
 	uint64_t voluntary;	/* the waiter thread's voluntary switches */
 	uint64_t involuntary;	/* and involuntary ones */
 	uint64_t helper_wakeups;
-	uint64_t timer_fires;
-	bool has_timer;		/* the strategy waits through a port */
+	struct bench_port_counts port;
+	bool has_port;		/* the strategy waits through a port */
 };
 
 /* The calling thread's context switches into @c; 0 or -errno. */
 int bench_counts_thread(struct bench_counts *c);
 
+/* Port counters per wait; each < 0 when the strategy has no port. */
+struct bench_port_per_wait {
+	double timer_fires, checks, imminent, claims, lease_expiries, late;
+};
+
 struct bench_counts_per_wait {
-	double timer_fires;	/* < 0: no port */
+	struct bench_port_per_wait port;
 	double ctx_switches;
 	double wakeups;
 };

@@ -162,6 +162,16 @@ static void result(FILE *f, const struct bench_run *run,
 	jnum(f, s->waits_per_s.median);
 	fputs(",\n   \"timer_fires_per_wait\": ", f);
 	jcount(f, s->timer_fires.median);
+	fputs(", \"checks_per_wait\": ", f);
+	jcount(f, s->checks.median);
+	fputs(", \"imminent_per_wait\": ", f);
+	jcount(f, s->imminent.median);
+	fputs(", \"claims_per_wait\": ", f);
+	jcount(f, s->claims.median);
+	fputs(", \"lease_expiries_per_wait\": ", f);
+	jcount(f, s->lease_expiries.median);
+	fputs(", \"late_per_wait\": ", f);
+	jcount(f, s->late.median);
 	fputs(", \"ctx_switches_per_wait\": ", f);
 	jnum(f, s->ctx_switches.median);
 	fputs(", \"wakeups_per_wait\": ", f);
@@ -192,7 +202,7 @@ static void result(FILE *f, const struct bench_run *run,
 			"\"timer_fires_per_wait\": ",
 			i ? "," : "", p->p50, p->p90, p->p99, p->max, p->waiter_cpu_us,
 			p->system_cpu_us, p->background_cpu_us, p->waits_per_s, (unsigned long long)p->errors);
-		jcount(f, p->timer_fires);
+		jcount(f, p->port.timer_fires);
 		fprintf(f, ", \"ctx_switches_per_wait\": %.3f, \"wakeups_per_wait\": %.3f}",
 			p->ctx_switches, p->wakeups);
 	}

@@ -115,15 +115,13 @@ void bench_kport_close(struct bench_kport *kp)
 	kp->fd = -1;
 }
 
-int bench_kport_timer_fires(void *state, uint64_t *fires)
+int bench_kport_port_stats(void *state, struct gpuar_port_stats *st)
 {
 	const struct bench_kport *kp = state;
-	struct gpuar_port_stats st = { .size = sizeof(st) };
 
-	if (ioctl(kp->fd, GPUAR_IOC_PORT_STATS, &st))
-		return -errno;
-	*fires = st.timer_fires;
-	return 0;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(kp->fd, GPUAR_IOC_PORT_STATS, st) ? -errno : 0;
 }
 
 int bench_kport_submit_word(struct bench_kport *kp, struct bench_ctx *ctx,

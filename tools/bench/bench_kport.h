@@ -45,11 +45,11 @@ int bench_kport_open(struct bench_kport *kp, struct bench_ctx *ctx,
 void bench_kport_close(struct bench_kport *kp);
 
 /*
- * The port's timer firings so far (struct bench_strategy's timer_fires):
+ * The port's statistics so far (struct bench_strategy's port_stats):
  * @state is the strategy's state, whose first member is its
  * struct bench_kport. 0 or a negative errno.
  */
-int bench_kport_timer_fires(void *state, uint64_t *fires);
+int bench_kport_port_stats(void *state, struct gpuar_port_stats *st);
 
 /* Submit a word wait for @seq on @stream under the stated plan. */
 int bench_kport_submit_word(struct bench_kport *kp, struct bench_ctx *ctx,

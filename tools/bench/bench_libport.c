@@ -190,16 +190,13 @@ int bench_libport_epoll_wait(void *state, struct bench_ctx *ctx,
 				       NULL);
 }
 
-int bench_libport_timer_fires(void *state, uint64_t *fires)
+int bench_libport_port_stats(void *state, struct gpuar_port_stats *st)
 {
 	const struct bench_libport *lp = state;
-	struct gpuar_port_stats st = { .size = sizeof(st) };
-	int err = gpuar_port_stats(lp->port, &st);
 
-	if (err)
-		return err;
-	*fires = st.timer_fires;
-	return 0;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return gpuar_port_stats(lp->port, st);
 }
 
 int bench_libport_state_open(struct bench_ctx *ctx, enum gpuar_engine engine,

@@ -16,7 +16,7 @@
 #include "bench_strategy.h"
 
 struct bench_libport {
-	struct gpuar_port *port;	/* first: bench_libport_timer_fires */
+	struct gpuar_port *port;	/* first: bench_libport_port_stats */
 	struct gpuar_line *line[BENCH_MAX_STREAMS];
 	uint64_t *dev_line[BENCH_MAX_STREAMS];	/* the device's own, restored */
 	uint64_t start_ns[BENCH_MAX_STREAMS];	/* original start, for resubmits */
@@ -54,8 +54,8 @@ unsigned int bench_libport_records(struct bench_libport *lp,
 int bench_libport_epoll_wait(void *state, struct bench_ctx *ctx,
 			     struct bench_done *done, unsigned int max);
 
-/* struct bench_strategy's timer_fires: @state starts with a bench_libport. */
-int bench_libport_timer_fires(void *state, uint64_t *fires);
+/* struct bench_strategy's port_stats: @state starts with a bench_libport. */
+int bench_libport_port_stats(void *state, struct gpuar_port_stats *st);
 
 /*
  * A waiter's loop: @reap (the strategy's way of taking up to @room

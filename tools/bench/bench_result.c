@@ -3,12 +3,13 @@
 
 #include <string.h>
 
-#define SPREAD(field) do {						\
+#define SPREAD_OF(to, field) do {					\
 	double v[BENCH_REPS_MAX];					\
 	for (unsigned int i = 0; i < r->reps; i++)			\
 		v[i] = r->rep[i].field;					\
-	s->field = bench_spread_of(v, r->reps);				\
+	s->to = bench_spread_of(v, r->reps);				\
 } while (0)
+#define SPREAD(field) SPREAD_OF(field, field)
 
 void bench_summarize(struct bench_result *r)
 {
@@ -25,7 +26,12 @@ void bench_summarize(struct bench_result *r)
 	SPREAD(background_cpu_us);
 	SPREAD(submit_cpu_us);
 	SPREAD(detect_p50);
-	SPREAD(timer_fires);
+	SPREAD_OF(timer_fires, port.timer_fires);
+	SPREAD_OF(checks, port.checks);
+	SPREAD_OF(imminent, port.imminent);
+	SPREAD_OF(claims, port.claims);
+	SPREAD_OF(lease_expiries, port.lease_expiries);
+	SPREAD_OF(late, port.late);
 	SPREAD(ctx_switches);
 	SPREAD(wakeups);
 	for (unsigned int i = 0; i < r->reps; i++) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench_counts.h"
 #include "bench_stats.h"
 #include "bench_strategy.h"
 
@@ -28,13 +29,14 @@ struct bench_rep {
 	uint64_t errors;
 	uint64_t late_stores;		/* device stored > 50 µs after due */
 	/*
-	 * Machine-independent counts, per wait: the port's timer firings
-	 * (< 0: the strategy has no port), the waiter thread's context
+	 * Machine-independent counts, per wait: the port's counters (each
+	 * < 0: the strategy has no port), the waiter thread's context
 	 * switches (voluntary and not), and wake-ups (the waiter's
 	 * voluntary switches, each a block ended by a wake, plus a helper
 	 * thread's).
 	 */
-	double timer_fires, ctx_switches, wakeups;
+	struct bench_port_per_wait port;
+	double ctx_switches, wakeups;
 };
 
 /* The medians (and spread) of the repetitions. */
@@ -42,7 +44,9 @@ struct bench_summary {
 	struct bench_spread p50, p90, p99, max;
 	struct bench_spread waiter_cpu_us, system_cpu_us, waits_per_s;
 	struct bench_spread background_cpu_us, submit_cpu_us, detect_p50;
-	struct bench_spread timer_fires, ctx_switches, wakeups;
+	struct bench_spread timer_fires, checks, imminent, claims, lease_expiries;
+	struct bench_spread late;
+	struct bench_spread ctx_switches, wakeups;
 	uint64_t errors;		/* over all repetitions */
 	uint64_t late_stores;
 };

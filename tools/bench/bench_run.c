@@ -78,8 +78,19 @@ static void counts_read(struct rep_state *rs, struct bench_counts *c)
 	bench_counts_thread(c);
 	c->helper_wakeups = __atomic_load_n(&rs->ctx.helper_wakeups,
 					    __ATOMIC_RELAXED);
-	c->has_timer = rs->st->timer_fires &&
-		       rs->st->timer_fires(rs->state, &c->timer_fires) == 0;
+	struct gpuar_port_stats st;
+
+	c->has_port = rs->st->port_stats &&
+		      rs->st->port_stats(rs->state, &st) == 0;
+	if (c->has_port)
+		c->port = (struct bench_port_counts){
+			.timer_fires = st.timer_fires,
+			.checks = st.checks,
+			.imminent = st.imminent,
+			.claims = st.claims,
+			.lease_expiries = st.lease_expiries,
+			.late = st.outcomes[GPUAR_OUTCOME_LATE],
+		};
 }
 
 /*
@@ -197,7 +208,7 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 	out->late_stores = atomic_load(&dev->late_stores);
 	counts_read(&rs, &c1);
 	pw = bench_counts_per_wait(&c0, &c1, completed);
-	out->timer_fires = pw.timer_fires;
+	out->port = pw.port;
 	out->ctx_switches = pw.ctx_switches;
 	out->wakeups = pw.wakeups;
 	bench_sort(lat, timed);

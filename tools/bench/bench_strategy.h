@@ -96,10 +96,11 @@ struct bench_strategy {
 		    unsigned int max);
 	void (*close)(void *state, struct bench_ctx *ctx);
 	/*
-	 * Strategies that wait through a port: the port's timer firings so
-	 * far (its stats' timer_fires); 0 or a negative errno. NULL: no port.
+	 * Strategies that wait through a port: the port's statistics so far
+	 * (timer firings, checks, imminent raises, claims, lease expiries);
+	 * 0 or a negative errno. NULL: no port.
 	 */
-	int (*timer_fires)(void *state, uint64_t *fires);
+	int (*port_stats)(void *state, struct gpuar_port_stats *st);
 };
 
 /*

@@ -85,6 +85,35 @@ static void bench_table_detect(FILE *f, const struct bench_run *run)
 	}
 }
 
+/*
+ * What the port did per wait, for strategies that wait through one: its
+ * checks of the word, the waits it raised imminent, the waits a caller
+ * claimed, the leases that ran out (a claimed wait whose watcher gave
+ * up, or a busy reader taken off its CPU, handed back to the timer), and
+ * the waits that ended LATE (found done by the first look after their
+ * estimator sleep: each halves a sample of the estimate).
+ */
+static void bench_table_port(FILE *f, const struct bench_run *run)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < run->results; i++) {
+		const struct bench_result *r = &run->result[i];
+		const struct bench_summary *s = &r->sum;
+
+		if (r->skipped || !r->reps || s->checks.median < 0)
+			continue;
+		if (!any)
+			fprintf(f, "\nport counts per wait:\n  %-28s %8s %8s %8s %8s %8s %8s\n",
+				"strategy", "timers", "checks", "raised", "claimed",
+				"leases", "late");
+		any = true;
+		fprintf(f, "  %-28s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", r->st.name,
+			s->timer_fires.median, s->checks.median, s->imminent.median,
+			s->claims.median, s->lease_expiries.median, s->late.median);
+	}
+}
+
 void bench_print_table(FILE *f, const struct bench_run *run)
 {
 	header(f, run);
@@ -153,6 +182,7 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 		fputc('\n', f);
 	}
 	bench_table_detect(f, run);
+	bench_table_port(f, run);
 	if (!bench_find(run, "spin") || !bench_oracle_ran(run))
 		return;
 	if (run->oracle_chosen >= 0)

@@ -156,5 +156,5 @@ const struct bench_strategy bench_strat_fence_vgem = {
 	.submit = fence_submit,
 	.wait = fence_wait,
 	.close = fence_close,
-	.timer_fires = bench_kport_timer_fires,
+	.port_stats = bench_kport_port_stats,
 };

@@ -110,5 +110,5 @@ const struct bench_strategy bench_strat_kport_epoll = {
 	.submit = kepoll_submit,
 	.wait = kepoll_wait,
 	.close = kepoll_close,
-	.timer_fires = bench_kport_timer_fires,
+	.port_stats = bench_kport_port_stats,
 };

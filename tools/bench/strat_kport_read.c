@@ -80,5 +80,5 @@ const struct bench_strategy bench_strat_kport_read = {
 	.submit = kread_submit,
 	.wait = kread_wait,
 	.close = kread_close,
-	.timer_fires = bench_kport_timer_fires,
+	.port_stats = bench_kport_port_stats,
 };

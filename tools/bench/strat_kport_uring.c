@@ -141,5 +141,5 @@ const struct bench_strategy bench_strat_kport_uring = {
 	.submit = kuring_submit,
 	.wait = kuring_wait,
 	.close = kuring_close,
-	.timer_fires = bench_kport_timer_fires,
+	.port_stats = bench_kport_port_stats,
 };

@@ -15,7 +15,7 @@
 #include "bench_libport.h"
 
 struct kuimm {
-	struct bench_libport lp;	/* first: bench_libport_timer_fires */
+	struct bench_libport lp;	/* first: bench_libport_port_stats */
 	struct gpuar_uring_host *host;
 };
 
@@ -88,5 +88,5 @@ const struct bench_strategy bench_strat_kport_uring_imminent = {
 	.submit = bench_libport_state_submit,
 	.wait = kuimm_wait,
 	.close = kuimm_close,
-	.timer_fires = bench_libport_timer_fires,
+	.port_stats = bench_libport_port_stats,
 };

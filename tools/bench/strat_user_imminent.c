@@ -26,5 +26,5 @@ const struct bench_strategy bench_strat_user_imminent = {
 	.submit = bench_libport_state_submit,
 	.wait = bench_libport_epoll_wait,
 	.close = bench_libport_state_close,
-	.timer_fires = bench_libport_timer_fires,
+	.port_stats = bench_libport_port_stats,
 };
