@@ -94,6 +94,8 @@ bool gpuar_word_begin(struct gpuar_word_state *ws,
 	if (sleep && gpuar_add_sat(start_ns, sleep) > now) {
 		ws->phase = GPUAR_WORD_SLEEP;
 		ws->sleep_ns = sleep;
+		ws->predicted_at_ns = gpuar_add_sat(gpuar_add_sat(start_ns, sleep),
+						    plan->margin_ns);
 		ws->next_ns = min_u64(gpuar_add_sat(start_ns, sleep),
 				      ws->backstop_at_ns);
 		return false;
@@ -130,6 +132,20 @@ bool gpuar_word_checked(struct gpuar_word_state *ws, struct gpuar_est *est,
 	return false;
 }
 
+bool gpuar_word_raise_checked(struct gpuar_word_state *ws,
+			      struct gpuar_est *est, u64 now, bool done)
+{
+	u64 sleep_end = ws->next_ns;
+
+	if (ws->phase != GPUAR_WORD_SLEEP)
+		return gpuar_word_checked(ws, est, now, done);
+	if (gpuar_word_checked(ws, est, now, done))
+		return true;
+	if (ws->next_ns < sleep_end)
+		ws->next_ns = sleep_end;
+	return false;
+}
+
 u64 gpuar_word_early_ns(const struct gpuar_word_state *ws, u64 wakelat_ns)
 {
 	if (ws->phase != GPUAR_WORD_SLEEP)
@@ -137,6 +153,14 @@ u64 gpuar_word_early_ns(const struct gpuar_word_state *ws, u64 wakelat_ns)
 	return ws->start_ns +
 	       gpuar_est_early_wake_ns(ws->sleep_ns,
 				       min_u64(wakelat_ns, ws->sleep_ns / 2));
+}
+
+u64 gpuar_word_claim_until(const struct gpuar_word_state *ws, u64 now,
+			   u64 lease_ns)
+{
+	u64 from = ws->predicted_at_ns > now ? ws->predicted_at_ns : now;
+
+	return min_u64(gpuar_add_sat(from, lease_ns), ws->backstop_at_ns);
 }
 
 bool gpuar_word_busy_candidate(const struct gpuar_word_state *ws)

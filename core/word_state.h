@@ -57,6 +57,7 @@ struct gpuar_word_state {
 	u64 start_ns;		/* what the estimator measures from */
 	u64 submit_ns;		/* the first check's time */
 	u64 sleep_ns;		/* the estimator's sleep, from start_ns; 0: none */
+	u64 predicted_at_ns;	/* the sleep's end + the plan's margin; 0: none */
 	u64 next_ns;		/* the next check; GPUAR_U64_MAX once done */
 	u64 backstop_at_ns;	/* TIMEOUT from here, GPUAR_U64_MAX: never */
 	u64 interval_ns;	/* between checks in PARK */
@@ -102,6 +103,17 @@ bool gpuar_word_checked(struct gpuar_word_state *ws, struct gpuar_est *est,
 			u64 now, bool done);
 
 /*
+ * The check at an imminent raise, at @now, before the sleep ends: done
+ * ends it as any check in SLEEP does (LATE: the work finished before the
+ * early wake); pending, the wait leaves SLEEP, so whoever sees the store
+ * next (a claimer, a busy reader) ends it EXACT at that time instead of
+ * halving the estimate as a late wake, while the next timed check stays
+ * at the sleep's end. Returns true when the wait ended.
+ */
+bool gpuar_word_raise_checked(struct gpuar_word_state *ws,
+			      struct gpuar_est *est, u64 now, bool done);
+
+/*
  * The early wake of a blocked reader for a wait still in its estimator
  * sleep: the port's wake-up latency @wakelat_ns before the sleep ends, so
  * the reader is spinning by the time the sleep ends rather than starting
@@ -110,6 +122,16 @@ bool gpuar_word_checked(struct gpuar_word_state *ws, struct gpuar_est *est,
  * sleep. 0 for a wait not in SLEEP (nothing to wake early for).
  */
 u64 gpuar_word_early_ns(const struct gpuar_word_state *ws, u64 wakelat_ns);
+
+/*
+ * Until when a claim at @now leases a wait (the timer leaves it to the
+ * claimer meanwhile): @lease_ns past its predicted completion, the end
+ * of its estimator sleep plus the plan's margin, or past @now if that is
+ * later; never past the backstop. A claim made early, at a raise that
+ * allowed for a slow wake-up, still covers the store it was made for.
+ */
+u64 gpuar_word_claim_until(const struct gpuar_word_state *ws, u64 now,
+			   u64 lease_ns);
 
 /*
  * True when a blocked reader may spin on this wait: it slept on the

@@ -191,20 +191,15 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 /*
  * A wake-up latency sample: how late the reader runs after its timer was
  * due. Only a reader that really slept until that timer gives one (one
- * that was late to go to sleep measured its own lateness, not the wake),
- * and a sample is capped by the module's ceiling, so one long stall (a
- * preempted vCPU) cannot make readers wake absurdly early.
+ * that was late to go to sleep measured its own lateness, not the wake).
  */
 static void gpuar_busy_record_wakelat(struct gpuar_port *port, u64 slept_at,
 				      u64 wake_at)
 {
-	u64 now = gpuar_now_ns(), lat;
-
-	if (slept_at >= wake_at || now <= wake_at)
+	if (slept_at >= wake_at)
 		return;
-	lat = min(now - wake_at, GPUAR_PARAM(wakelat_max_us) * NSEC_PER_USEC);
 	spin_lock_irq(&port->lock);
-	gpuar_wakelat_record(&port->wakelat, lat);
+	gpuar_word_wakelat_locked(port, wake_at, gpuar_now_ns());
 	spin_unlock_irq(&port->lock);
 }
 

@@ -272,7 +272,7 @@ void gpuar_word_release_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			       u64 now);
 unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 				     struct gpuar_wait **out, unsigned int max,
-				     u64 until);
+				     u64 lease_ns);
 void gpuar_word_unclaim_locked(struct gpuar_port *port, struct gpuar_wait *w);
 void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			   u8 outcome, s32 status, u64 complete_ns, u64 value);
@@ -283,6 +283,7 @@ void gpuar_word_sleeper_add_locked(struct gpuar_port *port,
 				   struct gpuar_busy_sleeper *s);
 void gpuar_word_sleeper_del_locked(struct gpuar_port *port,
 				   struct gpuar_busy_sleeper *s);
+void gpuar_word_wakelat_locked(struct gpuar_port *port, u64 due_ns, u64 now);
 
 /* fence_wait.c */
 long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg);

@@ -289,6 +289,22 @@ struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
 	return w;
 }
 
+/*
+ * A wake-up latency sample: someone woken for an early wake due at
+ * @due_ns runs at @now. Capped by the module's ceiling, so one long stall
+ * (a preempted vCPU, a loop that ran late) cannot make waits wake
+ * absurdly early; the early wakes use a high quantile of these.
+ */
+void gpuar_word_wakelat_locked(struct gpuar_port *port, u64 due_ns, u64 now)
+{
+	lockdep_assert_held(&port->lock);
+	if (now <= due_ns)
+		return;
+	gpuar_wakelat_record(&port->wakelat,
+			     min(now - due_ns,
+				 GPUAR_PARAM(wakelat_max_us) * NSEC_PER_USEC));
+}
+
 /* A reader sleeps until @s->wake_at (0: no early wake known); see above. */
 void gpuar_word_sleeper_add_locked(struct gpuar_port *port,
 				   struct gpuar_busy_sleeper *s)
@@ -365,14 +381,24 @@ static void gpuar_word_raise_locked(struct gpuar_port *port,
 }
 
 /*
- * Claim up to @max raised waits, the earliest raised first, leased until
- * @until: each goes into @out with a reference for the caller. Returns
- * how many.
+ * Claim up to @max raised waits, the earliest raised first, each leased
+ * @lease_ns past its predicted completion (gpuar_word_claim_until): each
+ * goes into @out with a reference for the caller. Returns how many.
+ * A raised wait was seen pending at its raise (gpuar_word_visit_locked),
+ * so the claimer's sighting of the store, read back through
+ * gpuar_claimed_check(), ends it EXACT at that time.
+ *
+ * The first claim after a raise is a wake-up latency sample (raise due
+ * to claim), as a blocked reader's wake is: an event loop woken by
+ * EPOLLPRI takes that long to come and look, so later raises come that
+ * much earlier and the claimer is watching before the sleep ends.
  */
 unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 				     struct gpuar_wait **out, unsigned int max,
-				     u64 until)
+				     u64 lease_ns)
 {
+	u64 now = gpuar_now_ns(), until;
+	bool sampled = false;
 	unsigned int n = 0;
 
 	lockdep_assert_held(&port->lock);
@@ -381,6 +407,11 @@ unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 							struct gpuar_wait,
 							inode);
 
+		if (!sampled) {
+			gpuar_word_wakelat_locked(port, w->early_ns, now);
+			sampled = true;
+		}
+		until = gpuar_word_claim_until(&w->ws, now, lease_ns);
 		list_move_tail(&w->inode, &port->claimed);
 		port->nraised--;
 		port->nclaimed++;
@@ -449,13 +480,15 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
  * its next check (the caller arms the timer). The check's own time is
  * taken after the load, so a record's complete_ns is never earlier than
  * the store it saw, and each check of one timer firing has its own.
+ * @raise: the check at an imminent raise (gpuar_word_raise_checked).
  */
-bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
-			     u64 now, bool by_reader)
+static bool gpuar_word_look_locked(struct gpuar_port *port,
+				   struct gpuar_wait *w, u64 now,
+				   bool by_reader, bool raise)
 {
 	u64 word = gpuar_load_acquire(&w->line->words[w->slot]);
 	struct gpuar_est *est = w->pe ? &w->pe->est : NULL;
-	bool ended;
+	bool done, ended;
 
 	lockdep_assert_held(&port->lock);
 	now = max(now, gpuar_now_ns());
@@ -464,8 +497,9 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 		port->cnt.busy_read_checks++;
 	/* The check moves next_ns, the timer queue's key: out first. */
 	gpuar_word_unqueue_locked(port, w);
-	ended = gpuar_word_checked(&w->ws, est, now,
-				   gpuar_reached(word, w->target));
+	done = gpuar_reached(word, w->target);
+	ended = raise ? gpuar_word_raise_checked(&w->ws, est, now, done) :
+			gpuar_word_checked(&w->ws, est, now, done);
 	trace_gpuar_check(port, w, word, now);
 	if (!ended) {
 		gpuar_word_enqueue_locked(port, w);
@@ -475,6 +509,12 @@ bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			      w->ws.outcome == GPUAR_OUTCOME_TIMEOUT ? -ETIME : 0,
 			      now, word);
 	return true;
+}
+
+bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 now, bool by_reader)
+{
+	return gpuar_word_look_locked(port, w, now, by_reader, false);
 }
 
 /* -------------------------------------------------------------- timer */
@@ -489,8 +529,12 @@ static void gpuar_word_visit_locked(struct gpuar_port *port,
 {
 	u64 lease = READ_ONCE(w->lease_end_ns);
 
-	if (w->raise_ns && w->raise_ns <= now)
+	if (w->raise_ns && w->raise_ns <= now) {
+		/* Done already: no one need come and look (LATE). */
+		if (gpuar_word_look_locked(port, w, now, false, true))
+			return;
 		gpuar_word_raise_locked(port, w);
+	}
 	if (lease && lease <= now) {
 		WRITE_ONCE(w->lease_end_ns, 0);
 		port->cnt.lease_expiries++;

@@ -293,8 +293,8 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 	/*
 	 * A claim that asks for no lease (gpuar_reap's, gpuar_port_process's)
 	 * is leased for the port's busy-read budget, as on the user engine,
-	 * where one is set; else for the module's lease_us (200 us), too
-	 * short for a watch begun the plan's margin before the store.
+	 * where one is set; else for the module's default (its busy_read_us,
+	 * or lease_us where that is 0).
 	 */
 	if (opts->busy_read_us && opts->busy_read_us != GPUAR_BUSY_READ_OFF)
 		port->claim_lease_ns = (u64)opts->busy_read_us *

@@ -59,15 +59,14 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 	now = gpuar_now_ns();
 	while (n < max && (w = first_imminent(u, now))) {
 		w->claimed = true;
+		/* Past its predicted completion, never past its backstop. */
+		lease_end = gpuar_word_claim_until(&w->ws, now, lease_ns);
 		/* Its post-sleep check, now rather than at the sleep's end. */
 		if (w->ws.phase == GPUAR_WORD_SLEEP) {
 			w->reader_due = true;
 			if (uport_word_check(u, w, now))
 				continue;
 		}
-		/* The backstop still ends it: no lease runs past it. */
-		lease_end = now + lease_ns < w->ws.backstop_at_ns ?
-			    now + lease_ns : w->ws.backstop_at_ns;
 		w->lease_end_ns = lease_end;
 		if (w->ws.next_ns < lease_end)
 			w->ws.next_ns = lease_end;

@@ -188,8 +188,9 @@ enum gpuar_engine {
  * readable. gpuar_port_process() and gpuar_reap() then claim the imminent
  * waits and watch their words in the calling thread (the CPU's hardware
  * word wait where it has one, else a load loop) until a store or the end
- * of the claim's lease (the port's busy_read_us, 1 ms by default; the
- * kernel engine's default is the module's lease_us, 200 us unless set),
+ * of the claim's lease (the port's busy_read_us, 1 ms by default, as the
+ * module's busy_read_us is; counted from the wait's predicted
+ * completion),
  * and the records come from the reap that follows. A loop that calls
  * gpuar_reap(port, records, max, 0) at any readiness of the fd needs
  * nothing else: it takes queued records without claiming, and claims
@@ -252,7 +253,8 @@ struct gpuar_port_options {
 	 * watcher thread runs the engine) and by non-blocking reaps. On both
 	 * engines it is also the lease of the imminent waits a port claims
 	 * (GPUAR_PORT_IMMINENT); the kernel engine's, when 0 or
-	 * GPUAR_BUSY_READ_OFF, is the module's lease_us parameter.
+	 * GPUAR_BUSY_READ_OFF, is the module's busy_read_us parameter (its
+	 * lease_us where that is 0).
 	 */
 	uint32_t busy_read_us;
 	uint32_t reserved[13];		/* must be zero */
@@ -421,7 +423,10 @@ bool gpuar_port_imminent(const struct gpuar_port *port);
  * gpuar_reap do this for everyone else): struct gpuar_claim_entry from
  * <linux/gpuar.h> (user data, line id and address, slot, target, lease
  * end), earliest first. Each is leased for @lease_ns (0: the port's
- * busy-read budget; the module caps it): the port's timer leaves it alone
+ * busy-read budget; the module caps it) past its predicted completion,
+ * or past the claim if that is later, never past its backstop; a wait
+ * whose word is already done at the claim ends then (its record is
+ * queued) and is not handed out. The port's timer leaves it alone
  * until the lease ends, and the next reap or process checks it at once if
  * its word moved. A wait claimed once is not offered again: past its
  * lease the timer checks it. Returns how many (0: none is imminent).

@@ -441,7 +441,13 @@ struct gpuar_point_stats {
  * checks the claimed waits whose words the caller may have seen reach
  * their targets, so their records come back in that same call. A lease
  * that runs out gives the wait back to the timer. lease_ns asks for a
- * lease length (0: the module's default); the module caps it. Claiming
+ * lease length (0: the module's default); the module caps it. A lease
+ * runs that long past the wait's predicted completion (the end of its
+ * estimator sleep plus the plan's margin), or past the claim if that is
+ * later, and never past the backstop: a claim made at an early raise
+ * still covers the store. The claim also checks each wait once: one
+ * whose word is already done ends then (its record queued, POLLIN) and
+ * is not handed out. Claiming
  * from another address space than the port's is EPERM (line addresses
  * mean nothing there).
  */
