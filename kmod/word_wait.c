@@ -175,6 +175,28 @@ static void gpuar_word_move_locked(struct gpuar_port *port,
 	gpuar_word_enqueue_locked(port, w);
 }
 
+/*
+ * The earliest due time moved later (claims leased their waits): a timer
+ * armed for the old one would fire for nothing, so take it back and arm
+ * for the new one. hrtimer_try_to_cancel() does not wait for a running
+ * callback (that one re-arms itself at its end), so this is safe under
+ * the port lock.
+ */
+static void gpuar_word_retarget_locked(struct gpuar_port *port)
+{
+	struct rb_node *n = rb_first_cached(&port->timeq);
+	u64 first = n ? rb_entry(n, struct gpuar_wait, tnode)->due_ns : U64_MAX;
+
+	lockdep_assert_held(&port->lock);
+	if (port->armed_ns >= first)
+		return;
+	if (hrtimer_try_to_cancel(&port->timer) != 1)
+		return;
+	port->armed_ns = U64_MAX;
+	port->armed_end_ns = U64_MAX;
+	gpuar_word_arm_first_locked(port);
+}
+
 /* The same outside the timer's callback, which arms once at its end. */
 static void gpuar_word_requeue_locked(struct gpuar_port *port,
 				      struct gpuar_wait *w)
@@ -420,6 +442,8 @@ unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 		kref_get(&w->ref);
 		out[n++] = w;
 	}
+	if (n)
+		gpuar_word_retarget_locked(port);
 	return n;
 }
 

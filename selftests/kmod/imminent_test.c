@@ -186,19 +186,25 @@ TEST_F_TIMEOUT(imm, done_before_the_raise_is_not_raised, 60)
 /*
  * A claim's lease runs its length past the wait's predicted completion
  * (its start plus the point's prediction), while the claim comes at the
- * early wake, before it: the margin and the wake-up latency earlier.
+ * early wake, before it: here a 10 ms margin earlier, far more than the
+ * claim's own delay, so a lease counted from the claim would end first.
  */
 TEST_F_TIMEOUT(imm, lease_counts_from_the_predicted_completion, 60)
 {
+	struct gpuar_plan plan = plan_predict(8);
 	struct gpuar_claim_entry e;
 	struct gpuar_point_stats ps;
 	struct gpuar_record r;
 	__u64 submitted;
 
+	plan.margin_ns = 10000000;
 	ASSERT_EQ(0, point_stats(self->port, POINT, &ps));
 	ASSERT_TRUE(ps.flags & GPUAR_POINT_HAS_PREDICTION);
+	ASSERT_LT(plan.margin_ns + plan.min_sleep_ns, ps.predicted_ns);
 	submitted = mono_ns();
-	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	++self->seq;
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, self->seq,
+						       POINT, self->seq, plan)));
 	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
 	ASSERT_EQ(1, claim(self->port, &e, 1, 1000000));	/* 1 ms */
 	EXPECT_LE(submitted + ps.predicted_ns + 1000000, e.lease_end_ns);
