@@ -126,11 +126,8 @@ TEST_F(port, cancel_after_completion_ealready_then_enoent)
 TEST_F(port, cancel_pending_fence_wait)
 {
 	struct gpuar_record r;
-	int tl = testfence_timeline();
-	int fd;
+	int tl, fd = testfence_pending(&tl);
 
-	ASSERT_LE(0, tl);
-	fd = testfence_fence(tl, 1);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, submit_fence(self->port, fd, 21));
 	EXPECT_TRUE(port_quiet(self->port, 20));
@@ -150,11 +147,8 @@ TEST_F(port, cancel_pending_fence_wait)
 TEST_F(port, cancel_signalled_fence_ealready)
 {
 	struct gpuar_record r;
-	int tl = testfence_timeline();
-	int fd;
+	int tl, fd = testfence_pending(&tl);
 
-	ASSERT_LE(0, tl);
-	fd = testfence_fence(tl, 1);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, submit_fence(self->port, fd, 22));
 	ASSERT_EQ(0, testfence_signal(tl, 1, 0));
@@ -171,11 +165,8 @@ TEST_F(port, cancel_signalled_fence_ealready)
 TEST_F(port, cancel_mixed_sources)
 {
 	struct gpuar_record r[2];
-	int tl = testfence_timeline();
-	int fd;
+	int tl, fd = testfence_pending(&tl);
 
-	ASSERT_LE(0, tl);
-	fd = testfence_fence(tl, 1);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, submit_fence(self->port, fd, 30));
 	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, 1, 1, 30,
@@ -200,11 +191,9 @@ TEST_F(port, cancel_leaves_other_user_data_pending)
 	struct gpuar_word_wait w[8 + 3];
 	struct gpuar_port_stats st;
 	struct gpuar_record r[6];
-	int tl = testfence_timeline();
-	int fd, i, words = 0, fences = 0;
+	int tl, fd = testfence_pending(&tl);
+	int i, words = 0, fences = 0;
 
-	ASSERT_LE(0, tl);
-	fd = testfence_fence(tl, 1);
 	ASSERT_LE(0, fd);
 	/* 0x77's waits in the middle of the others, in submission order. */
 	for (i = 0; i < 64 + 3; i++)
@@ -258,11 +247,9 @@ TEST_F(port, cancels_many_waits_sharing_user_data)
 	struct gpuar_word_wait w[WORDS];
 	struct gpuar_port_stats st;
 	struct gpuar_record *r;
-	int tl = testfence_timeline();
-	int fd, i, n;
+	int tl, fd = testfence_pending(&tl);
+	int i, n;
 
-	ASSERT_LE(0, tl);
-	fd = testfence_fence(tl, 1);
 	ASSERT_LE(0, fd);
 	r = calloc(FENCES + WORDS, sizeof(*r));
 	ASSERT_NE(NULL, r);
@@ -301,11 +288,8 @@ TEST_F(port, queued_cancellation_enoent_queued_completion_ealready)
 {
 	struct gpuar_port_stats st;
 	struct gpuar_record r[2];
-	int tl = testfence_timeline();
-	int fd;
+	int tl, fd = testfence_pending(&tl);
 
-	ASSERT_LE(0, tl);
-	fd = testfence_fence(tl, 1);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 0, 1, 1,
 						       0x90, plan_quiet())));
@@ -443,9 +427,7 @@ FIXTURE_SETUP(crowded)
 	self->lines = lines_map(1);
 	ASSERT_NE(NULL, self->lines);
 	ASSERT_EQ(0, line_register(self->port, self->lines, &self->line));
-	self->timeline = testfence_timeline();
-	ASSERT_LE(0, self->timeline);
-	self->fence = testfence_fence(self->timeline, 1);
+	self->fence = testfence_pending(&self->timeline);
 	ASSERT_LE(0, self->fence);
 
 	/* Even user data 0, 2, ..., 199998: the tests' own are odd. */
