@@ -33,11 +33,13 @@
 /*
  * Commit @w: pending from now on, for any completion to end. Its source
  * filled its fields (the user data first: the index is keyed by it).
- * port->lock held, and port->mutex: only submitters add waits.
+ * port->lock held, and port->mutex: only submitters add waits, so a
+ * cancel (which holds it) walks an index nothing joins meanwhile.
  */
 void gpuar_wait_add_pending_locked(struct gpuar_port *port,
 				   struct gpuar_wait *w)
 {
+	lockdep_assert_held(&port->mutex);
 	lockdep_assert_held(&port->lock);
 	w->state = GPUAR_WAIT_PENDING;
 	list_add_tail(&w->node, &port->pending);
