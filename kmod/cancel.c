@@ -6,30 +6,63 @@
  * collected with a reference and detached after the lock is dropped
  * (gpuar_fence_wait_detach), since removing a fence callback takes the
  * fence lock, which nests outside the port lock.
+ *
+ * A cancel finds its waits through the port's indexes by user data
+ * (user_index.c, kept by record.c), never by looking at the others: the
+ * pending waits of its user data, and when there are none, whether a
+ * record of it that is not a cancellation is queued (EALREADY rather than
+ * ENOENT). That costs the indexes' height (2 * log2(n + 1) for n waits)
+ * plus the waits of that user data, whatever else the port holds, and
+ * needs only the port lock: a cancel never waits for a reader, however
+ * long that reader takes to copy its records out. Release walks the
+ * pending list, a chunk at a time.
  */
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
 #include "port.h"
+#include "gpuar_trace.h"
 #include "uarg.h"
 
 /* Pending waits looked at, or ended, per hold of the port lock. */
 #define GPUAR_END_CHUNK 64
 
 /*
- * End the pending waits matching @match (every one when NULL) as
- * cancelled, in chunks of GPUAR_END_CHUNK per hold of the lock so a port
- * with max_waits pending never keeps interrupts off for long. Word waits
- * end under the lock; fence waits are collected on @fences with a
- * reference (the caller removes their callbacks outside the lock). The
- * pending list is moved aside first; waits still pending go back to its
- * front in their order. Completions (timer, fence callbacks) may run
- * between chunks: they move a wait from whichever list it is on, under the
- * lock. Submitters are held off by port->mutex or are gone (release).
- * Returns the number of word waits ended.
+ * End pending word wait @w as cancelled (returns 1), or collect pending
+ * fence wait @w on @fences with a reference (returns 0; the caller
+ * removes its callback outside the lock). A collected fence wait leaves
+ * the pending index, so a cancel that comes back after dropping the lock
+ * finds only waits it has not taken yet.
  */
-static long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
+static long gpuar_wait_take_locked(struct gpuar_port *port,
+				   struct gpuar_wait *w, u64 now,
+				   struct list_head *fences)
+{
+	if (w->source == GPUAR_SOURCE_WORD) {
+		gpuar_word_end_locked(port, w, GPUAR_OUTCOME_CANCELLED,
+				      -ECANCELED, now, 0);
+		return 1;
+	}
+	if (!w->cancelling) {
+		w->cancelling = true;
+		gpuar_user_index_del(&port->pending_by_user, w);
+		kref_get(&w->ref);
+		list_add_tail(&w->cnode, fences);
+	}
+	return 0;
+}
+
+/*
+ * Release: end every pending wait as cancelled, in chunks of
+ * GPUAR_END_CHUNK per hold of the lock so a port with max_waits pending
+ * never keeps interrupts off for long. The pending list is moved aside
+ * first; fence waits, still pending once collected, go back to its front
+ * in their order. Completions (timer, fence callbacks) may run between
+ * chunks: they move a wait from whichever list it is on, under the lock.
+ * No submitter is left. Returns the number of word waits ended.
+ */
+static long gpuar_wait_end_pending(struct gpuar_port *port,
 				   struct list_head *fences)
 {
 	u64 now = gpuar_now_ns();
@@ -46,18 +79,7 @@ static long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
 
 			w = list_first_entry(&todo, struct gpuar_wait, node);
 			list_move_tail(&w->node, &keep);
-			if (match && w->user_data != *match)
-				continue;
-			if (w->source == GPUAR_SOURCE_WORD) {
-				gpuar_word_end_locked(port, w,
-						      GPUAR_OUTCOME_CANCELLED,
-						      -ECANCELED, now, 0);
-				ended++;
-			} else if (!w->cancelling) {
-				w->cancelling = true;
-				kref_get(&w->ref);
-				list_add_tail(&w->cnode, fences);
-			}
+			ended += gpuar_wait_take_locked(port, w, now, fences);
 		}
 		if (!list_empty(&todo)) {
 			spin_unlock_irq(&port->lock);
@@ -66,6 +88,47 @@ static long gpuar_wait_end_pending(struct gpuar_port *port, const u64 *match,
 		}
 	}
 	list_splice(&keep, &port->pending);
+	spin_unlock_irq(&port->lock);
+	return ended;
+}
+
+/*
+ * The cancel's own walk: end or collect the pending waits of @user_data,
+ * found through the pending index, GPUAR_END_CHUNK per hold of the lock
+ * (each one taken leaves the index, so after the lock was dropped the
+ * first one left is where to go on). When none is pending, *@queued says
+ * whether a record of @user_data other than a cancellation is queued.
+ * *@looked counts the waits compared. Submitters are held off by
+ * port->mutex. Returns the number of word waits ended.
+ */
+static long gpuar_wait_end_user(struct gpuar_port *port, u64 user_data,
+				struct list_head *fences, bool *queued,
+				unsigned int *looked)
+{
+	struct gpuar_wait *w, *next;
+	u64 now = gpuar_now_ns();
+	bool found = false;
+	long ended = 0;
+	unsigned int n;
+
+	spin_lock_irq(&port->lock);
+	for (;;) {
+		w = gpuar_user_index_first(&port->pending_by_user, user_data,
+					   looked);
+		for (n = 0; w && n < GPUAR_END_CHUNK; n++, w = next) {
+			next = gpuar_user_index_next(w, looked);
+			ended += gpuar_wait_take_locked(port, w, now, fences);
+			found = true;
+		}
+		if (!w)
+			break;
+		spin_unlock_irq(&port->lock);
+		cond_resched();
+		spin_lock_irq(&port->lock);
+	}
+	if (!found)
+		*queued = !!gpuar_user_index_first(&port->queued_by_user,
+						   user_data, looked);
 	spin_unlock_irq(&port->lock);
 	return ended;
 }
@@ -93,42 +156,6 @@ static long gpuar_fences_detach(struct list_head *fences, long *lost)
 }
 
 /*
- * Is a record of @user_data (other than a cancellation) queued (1, or 0;
- * -EINTR when killed while waiting for a reader)? Records
- * leave the queue only under read_mutex, so holding it the walk may drop
- * the port lock between chunks (new records only join the tail).
- */
-static int gpuar_record_queued(struct gpuar_port *port, u64 user_data)
-{
-	struct gpuar_wait *w;
-	unsigned int n = 0;
-	bool found = false;
-
-	/*
-	 * A reader holds read_mutex while it copies out, which a faulting
-	 * buffer (userfaultfd, FUSE) can make last: wait for it killably.
-	 */
-	if (mutex_lock_killable(&port->read_mutex))
-		return -EINTR;
-	spin_lock_irq(&port->lock);
-	list_for_each_entry(w, &port->records, node) {
-		if (w->user_data == user_data &&
-		    w->rec.outcome != GPUAR_OUTCOME_CANCELLED) {
-			found = true;
-			break;
-		}
-		if (++n % GPUAR_END_CHUNK == 0) {
-			spin_unlock_irq(&port->lock);
-			cond_resched();
-			spin_lock_irq(&port->lock);
-		}
-	}
-	spin_unlock_irq(&port->lock);
-	mutex_unlock(&port->read_mutex);
-	return found;
-}
-
-/*
  * Cancel by user data. Word waits end under the lock. A fence wait is
  * collected (with a reference, so a reader cannot free it under us) and its
  * callback removed after the lock is dropped; if the callback already ran
@@ -139,9 +166,10 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 	struct gpuar_cancel c;
 	LIST_HEAD(fences);
 	long cancelled, lost = 0;
-	int queued = 0;
+	unsigned int looked = 0;
+	bool queued = false;
 	u32 usize;
-	int ret;
+	long ret;
 
 	ret = gpuar_uarg_in(&c, sizeof(c), GPUAR_CANCEL_SIZE_VER1, uarg, &usize);
 	if (ret)
@@ -150,24 +178,19 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 		return -EINVAL;
 
 	mutex_lock(&port->mutex);
-	cancelled = gpuar_wait_end_pending(port, &c.user_data, &fences);
+	cancelled = gpuar_wait_end_user(port, c.user_data, &fences, &queued,
+					&looked);
 	cancelled += gpuar_fences_detach(&fences, &lost);
 	mutex_unlock(&port->mutex);
-	/*
-	 * Only to tell EALREADY from ENOENT: outside port->mutex, so
-	 * submitters never queue behind a reader's slow copy-out through
-	 * this cancel.
-	 */
-	if (!cancelled && !lost)
-		queued = gpuar_record_queued(port, c.user_data);
 
 	if (cancelled)
-		return cancelled;
-	if (queued < 0)
-		return queued;
-	if (lost || queued)
-		return -EALREADY;
-	return -ENOENT;
+		ret = cancelled;
+	else if (lost || queued)
+		ret = -EALREADY;
+	else
+		ret = -ENOENT;
+	trace_gpuar_cancel(port, c.user_data, looked, ret);
+	return ret;
 }
 
 /*
@@ -180,6 +203,6 @@ void gpuar_cancel_all(struct gpuar_port *port)
 	LIST_HEAD(fences);
 	long lost = 0;
 
-	gpuar_wait_end_pending(port, NULL, &fences);
+	gpuar_wait_end_pending(port, &fences);
 	gpuar_fences_detach(&fences, &lost);
 }

@@ -27,7 +27,6 @@
 #include "compat.h"
 #include "params.h"
 #include "port.h"
-#include "gpuar_trace.h"
 #include "uarg.h"
 
 /* The signal time of a signalled fence (set before its callbacks run). */
@@ -176,7 +175,6 @@ static void gpuar_fence_init_wait(struct gpuar_port *port,
 {
 	w->port = port;
 	w->source = GPUAR_SOURCE_FENCE;
-	w->state = GPUAR_WAIT_PENDING;
 	w->user_data = e->user_data;
 	w->start_ns = now;
 	INIT_LIST_HEAD(&w->cb.node);
@@ -247,13 +245,20 @@ long gpuar_submit_fence_ioctl(struct gpuar_port *port, void __user *uarg)
 		ret = -ENOSPC;
 		goto fail;
 	}
+	/*
+	 * Room is ours from here: only submitters, serialised by the mutex,
+	 * add waits. Committed in chunks; no callback is hung yet, so
+	 * nothing ends these waits while the lock is dropped between them.
+	 */
 	now = gpuar_now_ns();
 	for (i = 0; i < s.count; i++) {
+		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
+			spin_unlock_irq(&port->lock);
+			cond_resched();
+			spin_lock_irq(&port->lock);
+		}
 		gpuar_fence_init_wait(port, waits[i], &e[i], now);
-		list_add_tail(&waits[i]->node, &port->pending);
-		port->npending++;
-		port->cnt.submitted++;
-		trace_gpuar_submit(port, waits[i]);
+		gpuar_wait_add_pending_locked(port, waits[i]);
 	}
 	spin_unlock_irq(&port->lock);
 

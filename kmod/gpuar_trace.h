@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * Tracepoints: a wait submitted, a word checked, a wait completed.
+ * Tracepoints: a wait submitted, a word checked, a wait completed, a
+ * cancel answered (with how many waits it compared to find its user
+ * data's, which the index by user data keeps to the tree's height plus
+ * the waits of that user data).
  * Only fixed-size fields (no strings): __assign_str() changed its
  * arguments in 6.12, and nothing here needs one.
  */
@@ -78,6 +81,23 @@ TRACE_EVENT(gpuar_complete,
 		      __entry->port, __entry->user_data, __entry->source,
 		      __entry->outcome, __entry->status, __entry->wait_ns,
 		      __entry->slept_ns, __entry->checks)
+);
+
+TRACE_EVENT(gpuar_cancel,
+	    TP_PROTO(const struct gpuar_port *port, u64 user_data,
+		     unsigned int looked, long ret),
+	    TP_ARGS(port, user_data, looked, ret),
+	    TP_STRUCT__entry(__field(const void *, port)
+			     __field(u64, user_data)
+			     __field(long, ret)
+			     __field(unsigned int, looked)),
+	    TP_fast_assign(__entry->port = port;
+			   __entry->user_data = user_data;
+			   __entry->ret = ret;
+			   __entry->looked = looked;),
+	    TP_printk("port=%p user_data=0x%llx looked=%u ret=%ld",
+		      __entry->port, __entry->user_data, __entry->looked,
+		      __entry->ret)
 );
 
 #endif /* GPUAR_KMOD_GPUAR_TRACE_H */

@@ -229,6 +229,8 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	port->id = atomic64_inc_return(&gpuar_port_ids);
 	INIT_LIST_HEAD(&port->pending);
 	INIT_LIST_HEAD(&port->records);
+	port->pending_by_user = RB_ROOT;
+	port->queued_by_user = RB_ROOT;
 	INIT_LIST_HEAD(&port->global);
 	port->timeq = RB_ROOT_CACHED;
 	port->armed_ns = U64_MAX;

@@ -27,11 +27,12 @@
  *   The port lives as long as its file: release() runs after the last fd
  *   and the last ioctl/read are gone, cancels and frees everything.
  *   A wait is owned by the port from commit to free. It sits on the pending
- *   list (a word wait also in the timer queue, and while it sleeps on the
- *   estimator in the busy queue) until it ends under the lock, then on the
- *   record queue until a reader copies it out and frees it (process
- *   context; a fence wait drops its fence reference as soon as it ended,
- *   see fence_wait.c). Each source
+ *   list and in the pending index by user data (a word wait also in the
+ *   timer queue, and while it sleeps on the estimator in the busy queue)
+ *   until it ends under the lock, then on the record queue (and, unless
+ *   cancelled, in the queued index by user data) until a reader copies it
+ *   out and frees it (process context; a fence wait drops its fence
+ *   reference as soon as it ended, see fence_wait.c). Each source
  *   takes its wait off its own queues (gpuar_word_end_locked; a fence wait
  *   has none) before the source-agnostic gpuar_wait_complete_locked()
  *   queues the record.
@@ -91,6 +92,12 @@ enum gpuar_wait_state {
 
 struct gpuar_wait {
 	struct list_head node;		/* [L] port->pending or port->records */
+	/*
+	 * [L] port->pending_by_user while pending (until a canceller
+	 * collects it), then port->queued_by_user while its record is
+	 * queued unless that record is a cancellation.
+	 */
+	struct rb_node unode;
 	struct list_head cnode;		/* a canceller's private list */
 	struct kref ref;		/* the port's, + a canceller's while it works */
 	struct gpuar_port *port;
@@ -162,6 +169,13 @@ struct gpuar_port {
 
 	struct list_head pending;	/* [L] waits not yet completed */
 	struct list_head records;	/* [L] completed, in completion order */
+	/*
+	 * [L] The same waits by user data (user_index.c), for cancel: every
+	 * pending wait no canceller has collected, and every queued record
+	 * that is not a cancellation (one that a cancel lost the race to).
+	 */
+	struct rb_root pending_by_user;
+	struct rb_root queued_by_user;
 	u32 npending;			/* [L] */
 	u32 nqueued;			/* [L] */
 
@@ -214,6 +228,14 @@ struct gpuar_port {
 	struct pid *creator;		/* shown as the reader's pid namespace names it */
 };
 
+/*
+ * Waits committed per hold of the port lock, and entries read, looked up
+ * or allocated between two preemption points: a batch may hold max_waits
+ * entries, which takes long on a debug kernel, and must neither keep
+ * interrupts off nor hold the CPU all that time.
+ */
+#define GPUAR_COMMIT_CHUNK 64
+
 /* The port's clock: CLOCK_MONOTONIC, as records and plans count time. */
 static inline u64 gpuar_now_ns(void)
 {
@@ -225,8 +247,9 @@ static inline u64 gpuar_now_ns(void)
  * uarg.c, params.c): port.c creates ports and dispatches to the rest;
  * cancel.c is the one caller of the word, fence and record ends;
  * busy_read.c spins on word_wait.c's early waits; claim.c hands out
- * word_wait.c's imminent waits; word_wait.c and fence_wait.c end their
- * waits through record.c.
+ * word_wait.c's imminent waits; word_wait.c and fence_wait.c add and end
+ * their waits through record.c, which keeps them indexed by user data
+ * (user_index.c) for cancel.c to find.
  */
 
 /* port.c: creation, file operations, teardown, the port list */
@@ -292,6 +315,8 @@ void gpuar_fence_wait_drop(struct gpuar_wait *w);
 void gpuar_fence_puts_flush(void);
 
 /* record.c: the wait object and the record queue */
+void gpuar_wait_add_pending_locked(struct gpuar_port *port,
+				   struct gpuar_wait *w);
 void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 				u8 outcome, s32 status, u64 complete_ns,
 				u64 value);
@@ -300,6 +325,14 @@ bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count);
 bool gpuar_waits_fit(struct gpuar_port *port, u32 count);
 ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
 void gpuar_records_free(struct gpuar_port *port);
+
+/* user_index.c: waits by user data (port->pending_by_user, ->queued_by_user) */
+void gpuar_user_index_add(struct rb_root *index, struct gpuar_wait *w);
+void gpuar_user_index_del(struct rb_root *index, struct gpuar_wait *w);
+struct gpuar_wait *gpuar_user_index_first(const struct rb_root *index,
+					  u64 user_data, unsigned int *looked);
+struct gpuar_wait *gpuar_user_index_next(struct gpuar_wait *w,
+					 unsigned int *looked);
 
 /* uarg.c: size-prefixed ioctl arguments, batch headers */
 int gpuar_uarg_in(void *karg, size_t ksize, size_t minsize,

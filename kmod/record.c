@@ -2,12 +2,18 @@
 /*
  * The wait object and the record queue, knowing nothing of any source.
  *
- * A wait ends exactly once, under the port lock, in
+ * A wait joins the pending list in gpuar_wait_add_pending_locked() and
+ * ends exactly once, under the port lock, in
  * gpuar_wait_complete_locked(): whoever sees it done first (submit, the
  * timer, a busy reader, a fence callback, cancel, release) moves it from
  * the pending list to the record queue; everyone later sees its state and
  * leaves it alone. A source takes the wait off its own indexes first
  * (word waits: gpuar_word_end_locked), so this file never learns them.
+ * The indexes by user data are this file's (user_index.c keeps them): a
+ * wait is in port->pending_by_user from its commit until it ends (or a
+ * canceller collects it), then in port->queued_by_user until its record
+ * is read, unless the record is a cancellation, which no cancel asks
+ * about.
  * The wait itself is the queued record, so queuing never allocates and
  * never fails: the number queued is bounded by the port's wait limit,
  * which a wait keeps counting against until its record is read.
@@ -23,6 +29,25 @@
 
 /* Records copied out per pass under the lock (64 bytes each, on stack). */
 #define GPUAR_READ_BATCH 8
+
+/*
+ * Commit @w: pending from now on, for any completion to end. Its source
+ * filled its fields (the user data first: the index is keyed by it).
+ * port->lock held, and port->mutex: only submitters add waits, so a
+ * cancel (which holds it) walks an index nothing joins meanwhile.
+ */
+void gpuar_wait_add_pending_locked(struct gpuar_port *port,
+				   struct gpuar_wait *w)
+{
+	lockdep_assert_held(&port->mutex);
+	lockdep_assert_held(&port->lock);
+	w->state = GPUAR_WAIT_PENDING;
+	list_add_tail(&w->node, &port->pending);
+	gpuar_user_index_add(&port->pending_by_user, w);
+	port->npending++;
+	port->cnt.submitted++;
+	trace_gpuar_submit(port, w);
+}
 
 /*
  * Any context; port->lock held. Fills the record's common fields (a
@@ -48,6 +73,9 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	r->outcome = outcome;
 	w->state = GPUAR_WAIT_DONE;
 	list_move_tail(&w->node, &port->records);
+	gpuar_user_index_del(&port->pending_by_user, w);
+	if (outcome != GPUAR_OUTCOME_CANCELLED)
+		gpuar_user_index_add(&port->queued_by_user, w);
 	port->npending--;
 	port->nqueued++;
 	port->cnt.outcomes[outcome]++;
@@ -127,6 +155,7 @@ static void gpuar_records_drop(struct gpuar_port *port, unsigned int n)
 		if (!n--)
 			break;
 		list_move_tail(&w->node, &gone);
+		gpuar_user_index_del(&port->queued_by_user, w);
 		port->nqueued--;
 	}
 	spin_unlock_irq(&port->lock);
@@ -172,7 +201,8 @@ ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to)
 
 /*
  * Release: free every record left unread. Nothing else can touch the
- * queue any more (no pending wait, no timer, no reader), so no lock.
+ * queue any more (no pending wait, no timer, no reader), so no lock, and
+ * the queued index goes with the port.
  */
 void gpuar_records_free(struct gpuar_port *port)
 {

@@ -684,13 +684,6 @@ void gpuar_word_timer_init(struct gpuar_port *port)
 /* ------------------------------------------------------------ submit */
 
 /*
- * Waits committed per hold of the port lock, and entries read, looked up
- * or allocated between two preemption points: a 4096-entry batch takes
- * long on a debug kernel, and must not hold the CPU all that time.
- */
-#define GPUAR_COMMIT_CHUNK 64
-
-/*
  * Take each entry's estimator point for its wait, held so nothing evicts
  * it while the wait is pending (a full table gives up its least recently
  * used idle point for a new one); -ENOSPC, with nothing held, when every
@@ -745,7 +738,6 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	lockdep_assert_held(&port->lock);
 	w->port = port;
 	w->source = GPUAR_SOURCE_WORD;
-	w->state = GPUAR_WAIT_PENDING;
 	w->user_data = e->user_data;
 	w->start_ns = e->start_ns ?: now;
 	w->line = line;
@@ -758,10 +750,7 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	RB_CLEAR_NODE(&w->bnode);
 	INIT_LIST_HEAD(&w->inode);
 	line->waits++;
-	port->npending++;
-	port->cnt.submitted++;
-	list_add_tail(&w->node, &port->pending);
-	trace_gpuar_submit(port, w);
+	gpuar_wait_add_pending_locked(port, w);
 
 	word = gpuar_load_acquire(&line->words[w->slot]);
 	now = gpuar_now_ns();	/* the check's time: after its load */

@@ -577,24 +577,6 @@ TEST(rlimit_memlock_cap_ipc_lock_exempt)
 	lines_unmap(mem, 4);
 }
 
-/* Write @value to a module parameter; 0, or the errno of the write. */
-static int param_write(const char *name, const char *value)
-{
-	char path[128];
-	ssize_t n;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/sys/module/gpuar/parameters/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	n = write(fd, value, strlen(value));
-	if (n < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 /*
  * Parameters are range-checked (Kconfig's ranges): out-of-range values are
  * refused with EINVAL and leave the value as it was; a value at a bound is
@@ -606,18 +588,18 @@ TEST(params_out_of_range_einval)
 	long long floor_us = param(_metadata, "check_floor_us");
 	char buf[32];
 
-	EXPECT_EQ(EINVAL, param_write("max_waits", "0"));
-	EXPECT_EQ(EINVAL, param_write("max_waits", "1048577"));
-	EXPECT_EQ(EINVAL, param_write("max_waits", "-1"));
+	EXPECT_EQ(EINVAL, t_param_write("max_waits", "0"));
+	EXPECT_EQ(EINVAL, t_param_write("max_waits", "1048577"));
+	EXPECT_EQ(EINVAL, t_param_write("max_waits", "-1"));
 	EXPECT_EQ(waits, t_param("max_waits"));
-	EXPECT_EQ(EINVAL, param_write("check_floor_us", "0"));
-	EXPECT_EQ(EINVAL, param_write("checks_per_fire", "4097"));
-	EXPECT_EQ(EINVAL, param_write("busy_read_us", "100001"));
+	EXPECT_EQ(EINVAL, t_param_write("check_floor_us", "0"));
+	EXPECT_EQ(EINVAL, t_param_write("checks_per_fire", "4097"));
+	EXPECT_EQ(EINVAL, t_param_write("busy_read_us", "100001"));
 	EXPECT_EQ(floor_us, t_param("check_floor_us"));
-	ASSERT_EQ(0, param_write("check_floor_us", "10000"));
+	ASSERT_EQ(0, t_param_write("check_floor_us", "10000"));
 	EXPECT_EQ(10000, t_param("check_floor_us"));
 	snprintf(buf, sizeof(buf), "%lld", floor_us);
-	ASSERT_EQ(0, param_write("check_floor_us", buf));
+	ASSERT_EQ(0, t_param_write("check_floor_us", buf));
 	EXPECT_EQ(floor_us, t_param("check_floor_us"));
 }
 

@@ -422,4 +422,22 @@ static inline long long t_param(const char *name)
 	return v;
 }
 
+/* Write @value to a module parameter; 0, or the errno of the write. */
+static inline int t_param_write(const char *name, const char *value)
+{
+	char path[128];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/gpuar/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	n = write(fd, value, strlen(value));
+	if (n < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 #endif /* GPUAR_SELFTEST_PORT_FIXTURE_H */

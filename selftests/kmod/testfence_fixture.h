@@ -46,6 +46,27 @@ static inline int testfence_fence(int timeline, __u64 seqno)
 	return f.fd;
 }
 
+/*
+ * A new timeline, in *@timeline, and the fd of its fence at seqno 1, which
+ * stays pending until signalled; -1 with errno, nothing left open.
+ */
+static inline int testfence_pending(int *timeline)
+{
+	int fd, err;
+
+	*timeline = testfence_timeline();
+	if (*timeline < 0)
+		return -1;
+	fd = testfence_fence(*timeline, 1);
+	if (fd < 0) {
+		err = errno;
+		close(*timeline);
+		*timeline = -1;
+		errno = err;
+	}
+	return fd;
+}
+
 /* Signal every fence up to @seqno with @error (0 or a negative errno). */
 static inline int testfence_signal(int timeline, __u64 seqno, int error)
 {

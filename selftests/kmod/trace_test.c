@@ -3,59 +3,17 @@
  * The module's tracepoints: gpuar:gpuar_submit, gpuar:gpuar_check and
  * gpuar:gpuar_complete fire for a word wait and carry its user data, read
  * back through tracefs (the guest mounts it at /sys/kernel/tracing).
+ * cancel_test.c reads gpuar:gpuar_cancel.
  *
  * A kernel built without event tracing has no events/ directory: the
  * tests skip there (the debug kernel's tinyconfig base may lack it). Where
  * events/ exists, a missing events/gpuar/ is a failure.
  */
-#include <fcntl.h>
-
 #include "kselftest_harness.h"
 
 #include "device_thread.h"
 #include "port_harness.h"
-
-#define TRACEFS "/sys/kernel/tracing"
-#define TRACE_BUF (256 * 1024)
-
-/* The trace buffer's text, NUL-terminated, in a malloc'd buffer. */
-static char *read_trace(void)
-{
-	char *buf = calloc(1, TRACE_BUF + 1);
-	int fd = open(TRACEFS "/trace", O_RDONLY);
-	size_t len = 0;
-	ssize_t n;
-
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while (len < TRACE_BUF &&
-	       (n = read(fd, buf + len, TRACE_BUF - len)) > 0)
-		len += n;
-	close(fd);
-	return buf;
-}
-
-/* True when a line of @trace names @event and contains @needle. */
-static bool trace_has(const char *trace, const char *event,
-		      const char *needle)
-{
-	const char *line = trace;
-
-	while (line && *line) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		const char *ev = memmem(line, len, event, strlen(event));
-
-		if (ev && memmem(line, len, needle, strlen(needle)))
-			return true;
-		line = end ? end + 1 : NULL;
-	}
-	return false;
-}
+#include "trace_fixture.h"
 
 FIXTURE(traced)
 {
