@@ -74,6 +74,9 @@ struct gpuar_uring_host {
 	/* imminent readiness: the multishot EPOLLPRI poll */
 	bool pri_armed;
 	bool pri_refused;	/* the kernel refused it: reads only */
+	/* reap_polled's POLLIN poll: multishot, left armed between calls */
+	bool pollin_armed;
+	bool pollin_ms_refused;	/* one-shot polls, cancelled after use */
 };
 
 static struct __kernel_timespec kts(u64 ns)
@@ -381,8 +384,12 @@ static int wait_tag(struct gpuar_uring_host *h, u64 tag, u64 deadline)
 				return res < 0 ? res : -EIO;
 			continue;
 		}
+		if (io_uring_cqe_get_data64(cqe) == TAG_POLL &&
+		    !(cqe->flags & IORING_CQE_F_MORE))
+			h->pollin_armed = false;
 		if (io_uring_cqe_get_data64(cqe) != tag) {
-			io_uring_cqe_seen(&h->ring, cqe);	/* a late cancel */
+			/* A late cancel, or the POLLIN poll while none waits. */
+			io_uring_cqe_seen(&h->ring, cqe);
 			continue;
 		}
 		res = cqe->res;
@@ -520,6 +527,35 @@ GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
 }
 
 /*
+ * Arm the POLLIN poll of reap_polled on @fd: multishot (Linux 5.13), left
+ * armed across calls, so records that came through EPOLLPRI meanwhile
+ * leave nothing to cancel; one-shot where the kernel refused that.
+ * Returns 0, or a negative errno (no SQE, or the submit failed).
+ */
+static int pollin_arm(struct gpuar_uring_host *h, int fd)
+{
+	struct io_uring_sqe *sqe;
+	int res;
+
+	if (h->pollin_armed)
+		return 0;
+	sqe = io_uring_get_sqe(&h->ring);
+	if (!sqe)
+		return -EBUSY;
+	if (h->pollin_ms_refused)
+		io_uring_prep_poll_add(sqe, fd, POLLIN);
+	else
+		io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+	io_uring_sqe_set_data64(sqe, TAG_POLL);
+	res = io_uring_submit(&h->ring);
+	if (res < 0)
+		return res;
+	h->pollin_armed = true;
+	h->st.poll_arms++;
+	return 0;
+}
+
+/*
  * Poll the port's fd for POLLIN, then reap without blocking, until a
  * record or @deadline: the user engine's fd (an epoll fd, which read(2)
  * cannot take), and the module's port with imminent readiness where no
@@ -528,12 +564,14 @@ GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
  * would be retried until io_uring handed it to a worker thread, blocked
  * in the module's read() (busy-reading there) until cancelled; a
  * POLL_ADD asks for POLLIN alone. The reap claims what is imminent.
+ * The poll stays armed when EPOLLPRI brought the records (multishot):
+ * cancelling it would cost two more trips into the kernel before they
+ * are handed back.
  */
 static int reap_polled(struct gpuar_uring_host *h, struct gpuar_record *records,
 		       u32 max, u64 deadline)
 {
 	int fd = gpuar_port_fd(h->port);
-	struct io_uring_sqe *sqe;
 	int n, res;
 
 	for (;;) {
@@ -547,17 +585,23 @@ static int reap_polled(struct gpuar_uring_host *h, struct gpuar_record *records,
 		}
 		if (gpuar_now_ns() >= deadline)
 			return -ETIME;
-		sqe = io_uring_get_sqe(&h->ring);
-		if (!sqe)
-			return -EBUSY;
-		io_uring_prep_poll_add(sqe, fd, POLLIN);
-		io_uring_sqe_set_data64(sqe, TAG_POLL);
-		res = io_uring_submit(&h->ring);
+		res = pollin_arm(h, fd);
 		if (res >= 0) {
 			res = wait_tag(h, TAG_POLL, deadline);
-			/* Timed out, or records stashed through EPOLLPRI. */
-			if (res == -ETIME || res == -EINPROGRESS)
+			/* One-shot: a poll still armed must not outlive us. */
+			if ((res == -ETIME || res == -EINPROGRESS) &&
+			    h->pollin_ms_refused && h->pollin_armed) {
 				res = cancel_tag(h, TAG_POLL);
+				h->pollin_armed = false;
+			}
+			if (res == -EINPROGRESS)
+				continue;	/* records stashed via EPOLLPRI */
+			if (res == -EINVAL && !h->pollin_ms_refused) {
+				/* No multishot poll here: one-shot from now. */
+				h->pollin_ms_refused = true;
+				h->pollin_armed = false;
+				continue;
+			}
 		}
 		if (res == -ETIME)
 			continue;

@@ -239,7 +239,9 @@ struct gpuar_uring_host_stats {
 	uint64_t records;	/* records handed out */
 	uint64_t imminent;	/* EPOLLPRI completions served (kernel engine,
 				 * GPUAR_PORT_IMMINENT) */
-	uint64_t reserved[7];	/* later counters; zero until then */
+	uint64_t poll_arms;	/* POLLIN polls submitted (multishot: one
+				 * stays armed across reaps) */
+	uint64_t reserved[6];	/* later counters; zero until then */
 };
 
 /* Errors: -ENOMEM, io_uring_queue_init errors. Not thread-safe. */

@@ -326,6 +326,47 @@ START_TEST(host_reaps_the_ports_records)
 END_TEST
 
 /*
+ * The user engine's fd is polled for POLLIN with one multishot poll that
+ * stays armed across reaps, timed out or answered: no poll is cancelled
+ * and submitted again for each call (two more trips into the kernel).
+ */
+START_TEST(user_port_poll_stays_armed_across_reaps)
+{
+	struct gpuar_port_options o = { .engine = GPUAR_ENGINE_USER };
+	struct gpuar_soft_producer *prod;
+	struct gpuar_port *p;
+	struct gpuar_error err;
+	struct gpuar_uring_host_stats st;
+	struct gpuar_uring_host *h;
+	struct gpuar_word_wait w = { .user_data = 9 };
+	struct gpuar_record rec;
+	struct gpuar_line *l;
+
+	ck_assert_msg(gpuar_port_open(&p, &o, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	ck_assert_int_eq(gpuar_plan_from_text("poll", &w.plan, NULL), 0);
+	w.line = gpuar_line_id(l);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	for (uint64_t seq = 1; seq <= 3; seq++) {
+		w.target = seq;
+		ck_assert_int_eq(gpuar_submit_word_waits(p, &w, 1, NULL), 1);
+		ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 5 * MS), -ETIME);
+		gpuar_soft_store_after(prod, &gpuar_line_words(l)[0], seq, 10 * MS);
+		ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 2000 * MS), 1);
+		ck_assert_uint_eq(rec.value, seq);
+	}
+	gpuar_uring_host_stats(h, &st);
+	ck_assert_uint_eq(st.fallbacks, 0);
+	ck_assert_uint_eq(st.records, 3);
+	ck_assert_uint_eq(st.poll_arms, 1);
+	gpuar_uring_host_free(h);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
  * A port with imminent readiness through the host: the wait's store is
  * seen by the claim (the user engine: through gpuar_reap; the module's
  * port: the EPOLLPRI poll beside the read), not the timer's park checks.
@@ -499,6 +540,7 @@ int main(void)
 			 no_uring);
 	unit_add_or_skip(t, &skips, slow_reader_gets_every_record_in_order, no_uring);
 	unit_add_or_skip(t, &skips, host_reaps_the_ports_records, no_uring);
+	unit_add_or_skip(t, &skips, user_port_poll_stays_armed_across_reaps, no_uring);
 	unit_add_or_skip(t, &skips, host_serves_an_imminent_port, no_uring);
 	unit_add_or_skip(t, &skips, kernel_port_uses_one_multishot_read, no_ms);
 	suite_add_tcase(s, t);
