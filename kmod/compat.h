@@ -41,6 +41,22 @@ static inline long gpuar_pin_user_pages(unsigned long start,
 #endif
 }
 
+/*
+ * One page of @mm, with a reference (mmap lock held): get_user_pages_remote()
+ * lost its vmas argument in 6.5 as well.
+ */
+static inline long gpuar_get_user_page_remote(struct mm_struct *mm,
+					      unsigned long addr,
+					      unsigned int gup_flags,
+					      struct page **page)
+{
+#ifdef GPUAR_HAVE_GET_USER_PAGES_REMOTE_VMAS
+	return get_user_pages_remote(mm, addr, 1, gup_flags, page, NULL, NULL);
+#else
+	return get_user_pages_remote(mm, addr, 1, gup_flags, page, NULL);
+#endif
+}
+
 /* hrtimer_init() is gone after 6.12; hrtimer_setup() came in 6.13. */
 static inline void gpuar_hrtimer_setup(struct hrtimer *timer,
 				       enum hrtimer_restart (*fn)(struct hrtimer *),

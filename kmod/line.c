@@ -25,6 +25,11 @@
  *     back to the right mm whoever unpins).
  * Charges move only under port->mutex, at register, unregister and
  * release.
+ *
+ * The pin keeps the page, not the address: line_watch.c watches the
+ * address, and a line whose page leaves it (munmap, MADV_DONTNEED, a
+ * mapping over it, mremap) dies. A dead line keeps its pin and charge
+ * until it is unregistered or the port closes, like any other.
  */
 #include <linux/capability.h>
 #include <linux/mm.h>
@@ -180,6 +185,32 @@ static int gpuar_line_pin(struct gpuar_port *port, struct gpuar_line *line)
 	return 0;
 }
 
+/* Are word waits pending on @line? */
+static bool gpuar_line_busy(struct gpuar_port *port, struct gpuar_line *line)
+{
+	bool busy;
+
+	spin_lock_irq(&port->lock);
+	busy = !list_empty(&line->waits);
+	spin_unlock_irq(&port->lock);
+	return busy;
+}
+
+/*
+ * @line leaves: no longer watched, its charge returned and the reference
+ * of the id table (or of the registration) dropped. port->mutex held, or
+ * the port is being freed.
+ */
+static void gpuar_line_leave(struct gpuar_port *port, struct gpuar_line *line)
+{
+	spin_lock_irq(&port->lock);
+	WRITE_ONCE(line->state, GPUAR_LINE_LEAVING);
+	spin_unlock_irq(&port->lock);
+	gpuar_line_watch_stop(line);
+	gpuar_line_uncharge(port, line);
+	gpuar_line_put(line);
+}
+
 /*
  * The caller could not learn the id: take the line back, unless a
  * submitter guessed the id and has waits on it meanwhile (then it stays,
@@ -187,17 +218,12 @@ static int gpuar_line_pin(struct gpuar_port *port, struct gpuar_line *line)
  */
 static void gpuar_line_undo(struct gpuar_port *port, struct gpuar_line *line)
 {
-	bool busy;
-
 	mutex_lock(&port->mutex);
-	spin_lock_irq(&port->lock);
-	busy = line->waits;
-	spin_unlock_irq(&port->lock);
-	if (!busy && xa_load(&port->lines, line->id) == line) {
+	if (!gpuar_line_busy(port, line) &&
+	    xa_load(&port->lines, line->id) == line) {
 		xa_erase(&port->lines, line->id);
 		port->nlines--;
-		gpuar_line_uncharge(port, line);
-		gpuar_line_put(line);
+		gpuar_line_leave(port, line);
 	}
 	mutex_unlock(&port->mutex);
 }
@@ -206,6 +232,7 @@ long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 {
 	struct gpuar_line_register lr;
 	struct gpuar_line *line;
+	unsigned long seq;
 	u32 usize, id;
 	int ret;
 
@@ -226,25 +253,36 @@ long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 	kref_init(&line->ref);
 	line->port = port;
 	line->uaddr = lr.addr;
+	line->state = GPUAR_LINE_ARMING;
+	INIT_LIST_HEAD(&line->waits);
 
 	mutex_lock(&port->mutex);
 	if (port->nlines >= READ_ONCE(gpuar_max_lines)) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
-	ret = gpuar_line_pin(port, line);
+	/* Watched before it is pinned, so no change in between goes unseen. */
+	ret = gpuar_line_watch_start(port, line, &seq);
 	if (ret)
 		goto err_unlock;
+	ret = gpuar_line_pin(port, line);
+	if (ret) {
+		gpuar_line_watch_stop(line);
+		goto err_unlock;
+	}
 	ret = xa_alloc(&port->lines, &id, line, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		gpuar_line_uncharge(port, line);
+		gpuar_line_leave(port, line);
 		mutex_unlock(&port->mutex);
-		gpuar_line_put(line);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
 	line->id = id;
 	port->nlines++;
+	spin_lock_irq(&port->lock);
+	WRITE_ONCE(line->state, GPUAR_LINE_LIVE);
+	gpuar_line_watch_arm_locked(port, line, seq);
+	spin_unlock_irq(&port->lock);
 	mutex_unlock(&port->mutex);
 
 	/*
@@ -286,16 +324,13 @@ long gpuar_line_unregister_ioctl(struct gpuar_port *port,
 		ret = -ENOENT;
 		goto out;
 	}
-	spin_lock_irq(&port->lock);
-	if (line->waits)
+	if (gpuar_line_busy(port, line)) {
 		ret = -EBUSY;
-	spin_unlock_irq(&port->lock);
-	if (ret)
 		goto out;
+	}
 	xa_erase(&port->lines, lu.id);
 	port->nlines--;
-	gpuar_line_uncharge(port, line);
-	gpuar_line_put(line);
+	gpuar_line_leave(port, line);
 out:
 	mutex_unlock(&port->mutex);
 	return ret;
@@ -309,8 +344,7 @@ void gpuar_lines_release(struct gpuar_port *port)
 
 	xa_for_each(&port->lines, id, line) {
 		xa_erase(&port->lines, id);
-		gpuar_line_uncharge(port, line);
-		gpuar_line_put(line);
+		gpuar_line_leave(port, line);
 	}
 	port->nlines = 0;
 	xa_destroy(&port->folios);

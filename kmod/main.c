@@ -36,6 +36,8 @@ static long gpuar_version_ioctl(void __user *uarg)
 	v.features = GPUAR_FEATURE_WORD_WAIT | GPUAR_FEATURE_FENCE_WAIT |
 		     GPUAR_FEATURE_BUSY_READ | GPUAR_FEATURE_IMMINENT |
 		     GPUAR_FEATURE_WAIT_READY;
+	if (IS_ENABLED(CONFIG_MMU_NOTIFIER))
+		v.features |= GPUAR_FEATURE_LINE_WATCH;
 	return gpuar_uarg_out(&v, sizeof(v), uarg, usize);
 }
 

@@ -37,8 +37,12 @@
  *   has none) before the source-agnostic gpuar_wait_complete_locked()
  *   queues the record.
  *   A line is referenced by the port's id table and by each pending word
- *   wait through line->waits; busy readers take a kref while they spin on
- *   its word, so its page stays pinned while anyone may read it.
+ *   wait (on line->waits); busy readers take a kref while they spin on
+ *   its word, so its page stays pinned while anyone may read it. Its MMU
+ *   notifier and verify work (line_watch.c) live from its registration
+ *   until it leaves the id table (unregister, release), the port and its
+ *   mm outliving them: the notifier is removed, and the work cancelled,
+ *   before the id table's reference is dropped.
  *   A claimed wait stays the port's: the claimer gets copies of its
  *   fields (and watches the word through its own mapping), never a
  *   reference.
@@ -54,12 +58,14 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <linux/gpuar.h>
@@ -68,6 +74,21 @@
 
 struct gpuar_port;
 
+/*
+ * Where a line stands with the memory at its address (line_watch.c). Only
+ * a live line takes word waits; a dead one's memory went (unmapped or
+ * replaced), so its waits ended and submissions naming it fail.
+ */
+enum gpuar_line_state {
+	GPUAR_LINE_ARMING,		/* being registered: not watched yet */
+	GPUAR_LINE_LIVE,		/* its pinned page is mapped at uaddr */
+	GPUAR_LINE_DEAD,		/* its page is not (any more) */
+	GPUAR_LINE_LEAVING,		/* unregistered or the port closing */
+};
+
+/* The status of the record of a wait whose line died. */
+#define GPUAR_LINE_DEAD_STATUS (-EFAULT)
+
 struct gpuar_line {
 	struct kref ref;		/* id table + busy readers */
 	struct gpuar_port *port;
@@ -75,7 +96,12 @@ struct gpuar_line {
 	const u64 *words;		/* kernel address of the 64-byte line */
 	u64 uaddr;
 	u32 id;
-	u32 waits;			/* [L] pending word waits on it */
+	u8 state;			/* [L] enum gpuar_line_state */
+	struct list_head waits;		/* [L] pending word waits, by lnode */
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+	struct mmu_interval_notifier watch;	/* the line's 64 bytes */
+	struct work_struct verify;	/* is the page still there? */
+#endif
 };
 
 /* A word wait's part in imminent readiness (ports with GPUAR_PORT_IMMINENT). */
@@ -112,6 +138,7 @@ struct gpuar_wait {
 	struct rb_node tnode;		/* [L] port->timeq, by due_ns */
 	struct rb_node bnode;		/* [L] port->busyq, by early_ns */
 	struct list_head inode;		/* [L] port->imminent or ->claimed */
+	struct list_head lnode;		/* [L] line->waits while pending */
 	struct gpuar_line *line;
 	struct gpuar_est_entry *pe;	/* the point's estimator entry */
 	u32 slot;
@@ -247,8 +274,9 @@ static inline u64 gpuar_now_ns(void)
  * uarg.c, params.c): port.c creates ports and dispatches to the rest;
  * cancel.c is the one caller of the word, fence and record ends;
  * busy_read.c spins on word_wait.c's early waits; claim.c hands out
- * word_wait.c's imminent waits; word_wait.c and fence_wait.c add and end
- * their waits through record.c, which keeps them indexed by user data
+ * word_wait.c's imminent waits; line_watch.c ends the word waits of a
+ * line whose memory went; word_wait.c and fence_wait.c add and end their
+ * waits through record.c, which keeps them indexed by user data
  * (user_index.c) for cancel.c to find.
  */
 
@@ -284,6 +312,39 @@ long gpuar_line_unregister_ioctl(struct gpuar_port *port,
 void gpuar_line_put(struct gpuar_line *line);
 void gpuar_lines_release(struct gpuar_port *port);
 
+/*
+ * line_watch.c: a line watched with an MMU interval notifier from its
+ * registration (start before the pin, arm under port->lock as it turns
+ * live) until it leaves (stop, once line.c made it LEAVING). Without MMU
+ * notifiers a line is not watched: it keeps its page whatever happens at
+ * its address.
+ */
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+int gpuar_line_watch_start(struct gpuar_port *port, struct gpuar_line *line,
+			   unsigned long *seq);
+void gpuar_line_watch_arm_locked(struct gpuar_port *port,
+				 struct gpuar_line *line, unsigned long seq);
+void gpuar_line_watch_stop(struct gpuar_line *line);
+#else
+static inline int gpuar_line_watch_start(struct gpuar_port *port,
+					 struct gpuar_line *line,
+					 unsigned long *seq)
+{
+	*seq = 0;
+	return 0;
+}
+
+static inline void gpuar_line_watch_arm_locked(struct gpuar_port *port,
+					       struct gpuar_line *line,
+					       unsigned long seq)
+{
+}
+
+static inline void gpuar_line_watch_stop(struct gpuar_line *line)
+{
+}
+#endif
+
 /* word_wait.c: submit, timer and busy queues, checks, the word end */
 long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg);
 void gpuar_word_timer_init(struct gpuar_port *port);
@@ -299,6 +360,8 @@ unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 void gpuar_word_unclaim_locked(struct gpuar_port *port, struct gpuar_wait *w);
 void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			   u8 outcome, s32 status, u64 complete_ns, u64 value);
+void gpuar_word_end_line(struct gpuar_port *port, struct gpuar_line *line,
+			 bool may_sleep);
 u64 gpuar_word_first_early_locked(struct gpuar_port *port);
 struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
 						u64 now);

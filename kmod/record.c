@@ -12,8 +12,8 @@
  * The indexes by user data are this file's (user_index.c keeps them): a
  * wait is in port->pending_by_user from its commit until it ends (or a
  * canceller collects it), then in port->queued_by_user until its record
- * is read, unless the record is a cancellation, which no cancel asks
- * about.
+ * is read, unless the record is a cancellation (-ECANCELED), which no
+ * cancel asks about.
  * The wait itself is the queued record, so queuing never allocates and
  * never fails: the number queued is bounded by the port's wait limit,
  * which a wait keeps counting against until its record is read.
@@ -74,7 +74,8 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	w->state = GPUAR_WAIT_DONE;
 	list_move_tail(&w->node, &port->records);
 	gpuar_user_index_del(&port->pending_by_user, w);
-	if (outcome != GPUAR_OUTCOME_CANCELLED)
+	/* A dead line's record (-EFAULT) is no cancellation's: a cancel asks. */
+	if (outcome != GPUAR_OUTCOME_CANCELLED || status != -ECANCELED)
 		gpuar_user_index_add(&port->queued_by_user, w);
 	port->npending--;
 	port->nqueued++;

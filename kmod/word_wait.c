@@ -54,6 +54,14 @@
 #include "gpuar_trace.h"
 #include "uarg.h"
 
+/*
+ * Waits committed or ended per hold of the port lock, and entries read,
+ * looked up or allocated between two preemption points: a 4096-entry
+ * batch takes long on a debug kernel, and must not hold the CPU all that
+ * time.
+ */
+#define GPUAR_COMMIT_CHUNK 64
+
 static u64 gpuar_check_floor_ns(void)
 {
 	return max_t(u64, GPUAR_PARAM(check_floor_us) * NSEC_PER_USEC,
@@ -487,7 +495,7 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	gpuar_word_unqueue_locked(port, w);
 	gpuar_word_busyq_del_locked(port, w);
 	gpuar_word_imminent_del_locked(port, w);
-	w->line->waits--;
+	list_del_init(&w->lnode);
 	if (w->pe) {
 		w->pe->outcomes[outcome]++;
 		gpuar_est_entry_release(w->pe);
@@ -496,6 +504,36 @@ void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	w->rec.slept_ns = w->ws.slept_ns;
 	gpuar_wait_complete_locked(port, w, outcome, status, complete_ns,
 				   value);
+}
+
+/*
+ * End every pending wait on @line, which died (its memory went), each
+ * with its dead-line record. Any context; when @may_sleep the lock is
+ * dropped between chunks, so a line with max_waits pending never keeps
+ * interrupts off for long (waits submitted meanwhile end at their commit,
+ * the line being dead).
+ */
+void gpuar_word_end_line(struct gpuar_port *port, struct gpuar_line *line,
+			 bool may_sleep)
+{
+	u64 now = gpuar_now_ns();
+	unsigned long flags;
+	unsigned int n = 0;
+
+	spin_lock_irqsave(&port->lock, flags);
+	while (!list_empty(&line->waits)) {
+		gpuar_word_end_locked(port, list_first_entry(&line->waits,
+							     struct gpuar_wait,
+							     lnode),
+				      GPUAR_OUTCOME_CANCELLED,
+				      GPUAR_LINE_DEAD_STATUS, now, 0);
+		if (may_sleep && !(++n % GPUAR_COMMIT_CHUNK)) {
+			spin_unlock_irqrestore(&port->lock, flags);
+			cond_resched();
+			spin_lock_irqsave(&port->lock, flags);
+		}
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
 }
 
 /*
@@ -749,9 +787,15 @@ static void gpuar_word_commit_locked(struct gpuar_port *port,
 	RB_CLEAR_NODE(&w->tnode);
 	RB_CLEAR_NODE(&w->bnode);
 	INIT_LIST_HEAD(&w->inode);
-	line->waits++;
+	list_add_tail(&w->lnode, &line->waits);
 	gpuar_wait_add_pending_locked(port, w);
 
+	if (line->state == GPUAR_LINE_DEAD) {
+		/* It died after the submitter looked it up: ends at once. */
+		gpuar_word_end_locked(port, w, GPUAR_OUTCOME_CANCELLED,
+				      GPUAR_LINE_DEAD_STATUS, gpuar_now_ns(), 0);
+		return;
+	}
 	word = gpuar_load_acquire(&line->words[w->slot]);
 	now = gpuar_now_ns();	/* the check's time: after its load */
 	port->cnt.checks++;
@@ -848,6 +892,12 @@ long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg)
 		if (!lines[i]) {
 			bad = i;
 			ret = -ENOENT;
+			goto fail_unlock;
+		}
+		/* Its memory went (line_watch.c); rechecked at the commit. */
+		if (READ_ONCE(lines[i]->state) == GPUAR_LINE_DEAD) {
+			bad = i;
+			ret = -EFAULT;
 			goto fail_unlock;
 		}
 	}

@@ -71,12 +71,30 @@
  *   from another mm (a forked child, a process the fd was passed to) fail
  *   with EPERM. Reading records,
  *   polling, cancelling, fence waits and statistics work from anywhere.
- *   A line pins the page behind its address at registration and keeps
- *   that page until it is unregistered: unmapping the address (munmap,
- *   MADV_DONTNEED, a new mapping over it) does not follow through to the
- *   line, whose waits then see a page nobody stores to any more and end
- *   at their backstop (TIMEOUT, -ETIME). Unregister a line before giving
- *   its memory back.
+ *
+ * Line memory
+ *   A line pins the page behind its address at registration and watches
+ *   the address (GPUAR_FEATURE_LINE_WATCH). When that page stops being
+ *   mapped there (munmap, mremap moving it away, MADV_DONTNEED on private
+ *   memory, a new mapping over it, MADV_REMOVE or truncation of its
+ *   shmem, the end of the address space at exit or exec), the line dies:
+ *   - each word wait pending on it ends at once with an outcome
+ *     GPUAR_OUTCOME_CANCELLED record whose status is -EFAULT (a cancel's
+ *     is -ECANCELED), value 0, complete_ns the time it died;
+ *   - a word-wait batch naming it fails with EFAULT, error_index naming
+ *     the entry; a wait committed as the line dies gets the record above;
+ *   - it keeps its id and its pin (and the pin's RLIMIT_MEMLOCK charge)
+ *     until it is unregistered, which works as for any line, or the port
+ *     closes.
+ *   A store into whatever is mapped at the address afterwards completes
+ *   nothing: register a line there anew. What leaves the page in place
+ *   does not end a line: mprotect (PROT_NONE included), fork (a pinned
+ *   page is copied for the child; the parent keeps it), soft-dirty
+ *   clearing, reclaim, compaction, huge-page splitting. A module built
+ *   for a kernel without MMU notifiers (CONFIG_MMU_NOTIFIER) does not
+ *   watch, and lacks the feature bit: its lines keep the old page, and
+ *   their waits end at their backstop (TIMEOUT, -ETIME). Either way,
+ *   unregister a line before giving its memory back.
  *
  * Record order
  *   Records are queued in the order their waits completed, as seen under
@@ -128,7 +146,8 @@
  *   EPERM    line register or unregister, word submit or claim from
  *            another mm
  *   EFAULT   an unreadable argument or entry array, an unmapped or
- *            read-only line address
+ *            read-only line address; a word wait on a line that died
+ *            (its memory went, see "Line memory")
  *   EINVAL   a line address that is NULL, unaligned, outside user space,
  *            or not anonymous/shmem memory; a slot >= 8; an invalid or
  *            block plan (a margin or sleep above GPUAR_PLAN_SLEEP_NS_MAX
@@ -144,7 +163,8 @@
  *   ENOENT   an unknown line id (ids start at 1, 0 is never valid); a cancel
  *            or point-stats key that matches nothing (cancelling an
  *            already cancelled wait is ENOENT)
- *   EALREADY cancel lost the race: the wait completed, its record queued
+ *   EALREADY cancel lost the race: the wait completed (or its line died),
+ *            its record queued
  *   EBUSY    unregistering a line with word waits pending on it
  *   E2BIG    a batch or claim count above the module's max_waits
  *   ENOSPC   the port's limit on waits (pending + unread) or lines
@@ -256,7 +276,11 @@ enum gpuar_outcome {
 	GPUAR_OUTCOME_LATE = 3,		/* first check after the sleep found it done */
 	GPUAR_OUTCOME_FENCE = 4,	/* the fence signalled; status is its error */
 	GPUAR_OUTCOME_TIMEOUT = 5,	/* backstop expired; status -ETIME */
-	GPUAR_OUTCOME_CANCELLED = 6,	/* cancelled or port closed; status -ECANCELED */
+	/*
+	 * Cancelled or port closed, status -ECANCELED; or its line died
+	 * (its memory went, see "Line memory"), status -EFAULT.
+	 */
+	GPUAR_OUTCOME_CANCELLED = 6,
 };
 
 /*
@@ -302,6 +326,8 @@ struct gpuar_record {
 #define GPUAR_FEATURE_BUSY_READ (1ULL << 2)
 #define GPUAR_FEATURE_IMMINENT (1ULL << 3)	/* GPUAR_PORT_IMMINENT, CLAIM */
 #define GPUAR_FEATURE_WAIT_READY (1ULL << 4)	/* GPUAR_IOC_WAIT_READY */
+/* A line whose memory goes dies ("Line memory" above). */
+#define GPUAR_FEATURE_LINE_WATCH (1ULL << 5)
 
 struct gpuar_version {
 	__u32 size;
