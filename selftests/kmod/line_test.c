@@ -14,6 +14,24 @@
  *   unregister with waits pending ........... EBUSY
  *   unregister from a forked child .......... EPERM (the lines are the
  *                                             parent's address space's)
+ *
+ * A line's memory going away (the line dies: its pending wait ends at once
+ * with a CANCELLED record of status -EFAULT, a later submission naming it
+ * is EFAULT, it still unregisters, and its pin is returned then):
+ *
+ *   munmap .................................. dies
+ *   munmap, a new mapping there, the target
+ *   stored into it .......................... dies (no false completion)
+ *   MADV_DONTNEED, the target stored after .. dies
+ *   mremap away, the target stored into the
+ *   moved page .............................. dies (the line is its address)
+ *   mprotect read-only, none, and back ...... lives: the store completes
+ *   fork without MADV_DONTFORK .............. lives: the child's store to
+ *                                             its copy completes nothing,
+ *                                             the parent's completes
+ *   MADV_DONTNEED on shmem .................. lives: the page comes back
+ *   VmPin ................................... back where it was once the
+ *                                             dead line is unregistered
  */
 #include <stdlib.h>
 #include <linux/magic.h>
@@ -182,6 +200,25 @@ TEST_F(port, shmem_mappings_accepted)
 	close(mfd);
 }
 
+/*
+ * A fresh page of anonymous memory, private or shared (@share: MAP_PRIVATE
+ * or MAP_SHARED, which is shmem), its first line registered as *@id; NULL
+ * if not.
+ */
+static __u64 *line_page(int port, int share, __u32 *id)
+{
+	__u64 *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   share | MAP_ANONYMOUS, -1, 0);
+
+	if (page == MAP_FAILED)
+		return NULL;
+	if (line_register(port, page, id)) {
+		munmap(page, 4096);
+		return NULL;
+	}
+	return page;
+}
+
 /* A line in shmem works: the device's store there completes the wait. */
 TEST_F(port, shmem_line_completes_wait)
 {
@@ -189,10 +226,8 @@ TEST_F(port, shmem_line_completes_wait)
 	__u64 *line;
 	__u32 id;
 
-	line = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, line);
-	ASSERT_EQ(0, line_register(self->port, line, &id));
+	line = line_page(self->port, MAP_SHARED, &id);
+	ASSERT_NE(NULL, line);
 	ASSERT_EQ(1, submit_word(self->port,
 				 word_wait(id, 2, 9, 1, 5, plan_poll())));
 	EXPECT_TRUE(port_quiet(self->port, 20));
@@ -210,10 +245,8 @@ TEST_F(port, untouched_page_sees_later_store)
 	__u64 *fresh;
 	__u32 id;
 
-	fresh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, fresh);
-	ASSERT_EQ(0, line_register(self->port, fresh, &id));
+	fresh = line_page(self->port, MAP_PRIVATE, &id);
+	ASSERT_NE(NULL, fresh);
 	ASSERT_EQ(1, submit_word(self->port,
 				 word_wait(id, 0, 1, 1, 6, plan_poll())));
 	EXPECT_TRUE(port_quiet(self->port, 20));
@@ -329,6 +362,196 @@ TEST_F(port, unregister_from_forked_child_eperm)
 	ASSERT_EQ(0, port_stats(self->port, &st));
 	EXPECT_EQ(1ULL, st.lines);
 	EXPECT_EQ(0, line_unregister(self->port, self->line));
+}
+
+/* A wait for slot 0 of line @id to reach 1: checked every 100 us, 1 s backstop. */
+static int wait_for_one(int port, __u32 id, __u64 user_data)
+{
+	return submit_word(port, word_wait(id, 0, 1, 1, user_data,
+					   plan_flag(PLAN_PARK_NS,
+						     PLAN_BACKSTOP_NS)));
+}
+
+/*
+ * Line @id died while wait @user_data was pending on it: that wait's
+ * record says so (not a completion, not its backstop's timeout), a new
+ * wait naming the line is refused, and the line still unregisters.
+ */
+static void expect_line_died(struct __test_metadata *_metadata, int port,
+			     __u32 id, __u64 user_data)
+{
+	struct gpuar_word_wait w = word_wait(id, 0, 1, 1, user_data + 1,
+					     plan_poll());
+	struct gpuar_record r;
+	__u32 idx = 99;
+
+	ASSERT_ONE_RECORD(port, r);
+	EXPECT_EQ(user_data, r.user_data);
+	EXPECT_EQ(GPUAR_SOURCE_WORD, r.source);
+	EXPECT_EQ(GPUAR_OUTCOME_CANCELLED, r.outcome) {
+		TH_LOG("outcome %u, status %d: not the dead line's record",
+		       r.outcome, r.status);
+	}
+	EXPECT_EQ(-EFAULT, r.status);
+	EXPECT_EQ(0ULL, r.value);
+	EXPECT_EQ(-1, submit_words(port, &w, 1, &idx));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0U, idx);
+	EXPECT_TRUE(port_quiet(port, 20));
+	EXPECT_EQ(0, line_unregister(port, id));
+}
+
+/* The line of @word lives: a store of 1 there completes wait @user_data. */
+static void expect_line_lives(struct __test_metadata *_metadata, int port,
+			      __u64 *word, __u64 user_data)
+{
+	struct gpuar_record r;
+
+	EXPECT_TRUE(port_quiet(port, 50));
+	word_store(word, 1);
+	ASSERT_ONE_RECORD(port, r);
+	EXPECT_EQ(user_data, r.user_data);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(1ULL, r.value);
+}
+
+TEST_F(port, version_announces_line_watch)
+{
+	struct gpuar_version v;
+	int dev = t_dev_open();
+
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, t_version(dev, &v));
+	EXPECT_TRUE(v.features & GPUAR_FEATURE_LINE_WATCH);
+	close(dev);
+}
+
+TEST_F(port, munmap_ends_pending_wait_at_once)
+{
+	__u64 *page;
+	__u32 id;
+
+	page = line_page(self->port, MAP_PRIVATE, &id);
+	ASSERT_NE(NULL, page);
+	ASSERT_EQ(1, wait_for_one(self->port, id, 30));
+	EXPECT_TRUE(port_quiet(self->port, 20));
+	lines_unmap(page, 1);
+	expect_line_died(_metadata, self->port, id, 30);
+}
+
+/* The new page at the old address is not the line's: its store completes nothing. */
+TEST_F(port, mapping_over_line_does_not_complete)
+{
+	__u64 *page, *again;
+	__u32 id;
+
+	page = line_page(self->port, MAP_PRIVATE, &id);
+	ASSERT_NE(NULL, page);
+	ASSERT_EQ(1, wait_for_one(self->port, id, 31));
+	lines_unmap(page, 1);
+	again = mmap(page, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ASSERT_EQ((void *)page, (void *)again);
+	word_store(again, 1);
+	expect_line_died(_metadata, self->port, id, 31);
+	lines_unmap(again, 1);
+}
+
+TEST_F(port, madv_dontneed_ends_pending_wait)
+{
+	__u64 *page;
+	__u32 id;
+
+	page = line_page(self->port, MAP_PRIVATE, &id);
+	ASSERT_NE(NULL, page);
+	ASSERT_EQ(1, wait_for_one(self->port, id, 32));
+	ASSERT_EQ(0, madvise(page, 4096, MADV_DONTNEED));
+	word_store(page, 1);	/* into the fresh page the fault gives */
+	expect_line_died(_metadata, self->port, id, 32);
+	lines_unmap(page, 1);
+}
+
+/* The pinned page itself, moved: the line was its address, now unmapped. */
+TEST_F(port, mremap_away_ends_pending_wait)
+{
+	__u64 *page, *moved;
+	void *to;
+	__u32 id;
+
+	page = line_page(self->port, MAP_PRIVATE, &id);
+	ASSERT_NE(NULL, page);
+	to = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, to);
+	ASSERT_EQ(1, wait_for_one(self->port, id, 33));
+	moved = mremap(page, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	ASSERT_EQ(to, (void *)moved);
+	word_store(moved, 1);
+	expect_line_died(_metadata, self->port, id, 33);
+	lines_unmap(moved, 1);
+}
+
+TEST_F(port, mprotect_keeps_line)
+{
+	ASSERT_EQ(1, wait_for_one(self->port, self->line, 34));
+	ASSERT_EQ(0, mprotect(self->lines, 4096, PROT_READ));
+	ASSERT_EQ(0, mprotect(self->lines, 4096, PROT_NONE));
+	EXPECT_TRUE(port_quiet(self->port, 20));
+	ASSERT_EQ(0, mprotect(self->lines, 4096, PROT_READ | PROT_WRITE));
+	expect_line_lives(_metadata, self->port, self->lines, 34);
+}
+
+/*
+ * The fixture's line is registered raw, without MADV_DONTFORK: fork
+ * write-protects the parent's private pages, and a pinned one is copied
+ * for the child instead. The parent's line lives; the child's store goes
+ * to its copy.
+ */
+TEST_F(port, fork_keeps_line)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(1, wait_for_one(self->port, self->line, 35));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		word_store(self->lines, 1);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	expect_line_lives(_metadata, self->port, self->lines, 35);
+}
+
+/* Shared memory's page stays in its file: a fault maps it back. */
+TEST_F(port, shmem_dontneed_keeps_line)
+{
+	__u64 *shared;
+	__u32 id;
+
+	shared = line_page(self->port, MAP_SHARED, &id);
+	ASSERT_NE(NULL, shared);
+	ASSERT_EQ(1, wait_for_one(self->port, id, 36));
+	ASSERT_EQ(0, madvise(shared, 4096, MADV_DONTNEED));
+	expect_line_lives(_metadata, self->port, shared, 36);
+	munmap(shared, 4096);
+}
+
+TEST_F(port, dead_line_pin_returned_at_unregister)
+{
+	long before = vm_pin_kb(), page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	__u64 *page;
+	__u32 id;
+
+	ASSERT_LE(0, before);
+	page = line_page(self->port, MAP_PRIVATE, &id);
+	ASSERT_NE(NULL, page);
+	EXPECT_EQ(before + page_kb, vm_pin_kb());
+	ASSERT_EQ(1, wait_for_one(self->port, id, 37));
+	lines_unmap(page, 1);
+	expect_line_died(_metadata, self->port, id, 37);
+	EXPECT_EQ(before, vm_pin_kb());
 }
 
 TEST_HARNESS_MAIN

@@ -2,8 +2,9 @@
 /*
  * Teardown: whatever a port holds when it goes away (pending word and
  * fence waits, unread records, pinned lines) is released, whether the fd
- * is closed, the process exits or is killed mid-wait. A line's page stays
- * valid when the process unmaps it under pending waits. A forked child
+ * is closed, the process exits or is killed mid-wait. A line the process
+ * unmaps under pending waits dies (its waits end at once) and its page
+ * stays pinned, valid, until it is unregistered. A forked child
  * inherits the port: it may read, poll, cancel, wait on fences and ask for
  * statistics, but not register lines or submit word waits (EPERM: the port
  * belongs to its creator's address space). Many threads may submit, read
@@ -142,20 +143,24 @@ TEST(process_killed_in_read)
 }
 
 /*
- * munmap under pending waits: the pinned page stays valid, the waits still
- * end (by backstop or cancel), and nothing reads freed memory.
+ * munmap under pending waits: the line dies, its waits end at once (each
+ * with the dead line's record, in submission order), a cancel finds them
+ * over, the page stays pinned until the line is unregistered, and nothing
+ * reads freed memory.
  */
 TEST_F(port, munmap_line_with_waits_pending)
 {
 	struct gpuar_record r[2];
 	__u64 *other = lines_map(1);
 	__u32 id;
+	int i;
 
 	ASSERT_NE(NULL, other);
 	ASSERT_EQ(0, line_register(self->port, other, &id));
 	ASSERT_EQ(1, submit_word(self->port,
 				 word_wait(id, 0, 1, 1, 1,
-					   plan_flag(100000, 30000000))));
+					   plan_flag(PLAN_PARK_NS,
+						     PLAN_BACKSTOP_NS))));
 	ASSERT_EQ(1, submit_word(self->port, word_wait(id, 1, 1, 1, 2,
 						       plan_poll())));
 	lines_unmap(other, 1);
@@ -163,14 +168,36 @@ TEST_F(port, munmap_line_with_waits_pending)
 	other = lines_map(1);
 	ASSERT_NE(NULL, other);
 	word_store(other, 1);
-	ASSERT_ONE_RECORD(self->port, r[0]);
-	EXPECT_EQ(1ULL, r[0].user_data);
-	EXPECT_EQ(GPUAR_OUTCOME_TIMEOUT, r[0].outcome);
-	EXPECT_EQ(1, port_cancel(self->port, 2));
-	ASSERT_ONE_RECORD(self->port, r[1]);
-	EXPECT_EQ(GPUAR_OUTCOME_CANCELLED, r[1].outcome);
+	ASSERT_EQ(2, collect_records(self->port, r, 2, RECORD_TIMEOUT_MS));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ((__u64)i + 1, r[i].user_data);
+		EXPECT_EQ(GPUAR_OUTCOME_CANCELLED, r[i].outcome);
+		EXPECT_EQ(-EFAULT, r[i].status);
+	}
+	EXPECT_EQ(-1, port_cancel(self->port, 2));
+	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(0, line_unregister(self->port, id));
 	lines_unmap(other, 1);
+}
+
+/* Cancel after the line died, its record unread: the wait is over. */
+TEST_F(port, cancel_after_line_died_ealready)
+{
+	struct gpuar_record r;
+	__u64 *other = lines_map(1);
+	__u32 id;
+
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, line_register(self->port, other, &id));
+	ASSERT_EQ(1, submit_word(self->port, word_wait(id, 0, 1, 1, 3,
+						       plan_poll())));
+	lines_unmap(other, 1);
+	ASSERT_EQ(1, fd_readable(self->port, RECORD_TIMEOUT_MS));
+	EXPECT_EQ(-1, port_cancel(self->port, 3));
+	EXPECT_EQ(EALREADY, errno);
+	ASSERT_ONE_RECORD(self->port, r);
+	EXPECT_EQ(-EFAULT, r.status);
+	EXPECT_EQ(0, line_unregister(self->port, id));
 }
 
 /* Close right after munmap, waits still pending. */
