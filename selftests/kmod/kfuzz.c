@@ -16,6 +16,10 @@
  *     fresh user_data, a record of an unknown or already seen user_data
  *     is a finding, and at the end (fences signalled, backstops past)
  *     every port's committed waits have all been read;
+ *   - a dead line's record (CANCELLED, -EFAULT) only for a word wait on a
+ *     line whose page the fuzzer remapped or dropped while it was
+ *     registered (the line died): the oracle follows each registration of
+ *     a line id in the line pages, and which of them died;
  *   - a successful read returns whole records.
  *
  *   kfuzz [--seed N] [--calls N] [--seconds S]
@@ -51,6 +55,8 @@
 #define MAX_IDS (1u << 22)	/* user_data values one run hands out */
 #define BATCH_MAX 48
 #define FENCES 8
+#define LINE_IDS 256		/* line ids whose registrations the oracle follows */
+#define GENS_KEPT 64		/* registrations of one id it remembers */
 
 static uint64_t rng_state;
 
@@ -79,6 +85,16 @@ struct kport {
 	uint64_t unread;	/* committed waits whose record is not read */
 	__u32 lines[MAX_LINES];
 	unsigned int nlines;
+	/*
+	 * By line id, for ids registered in the line pages: how many times
+	 * it was registered (its registrations are numbered from 1, and
+	 * never renumbered, even across ports in this slot), in which page
+	 * its current registration lives (-1: none, or outside the line
+	 * pages), and which of the last GENS_KEPT registrations died.
+	 */
+	uint32_t gen[LINE_IDS];
+	int page_of[LINE_IDS];
+	uint64_t dead[LINE_IDS];
 };
 
 static struct kport ports[PORTS];
@@ -91,6 +107,13 @@ static __u64 fence_seqno;
 /* One byte per user_data: 0 free, 1 committed, 2 read; its port after. */
 static unsigned char *state;
 static signed char *owner;
+/*
+ * Per user_data: the registration of the line a word wait named
+ * (gen << 8 | line id), 0 for a fence wait, WAIT_LINE_ANY when the
+ * oracle does not follow that line.
+ */
+static uint32_t *wait_line;
+#define WAIT_LINE_ANY UINT32_MAX
 static uint64_t next_id = 1;
 static uint64_t calls, waits, findings;
 static volatile int stop_device;
@@ -225,8 +248,39 @@ static void op_register(struct kport *kp)
 	}
 	ret = line_register(kp->fd, (void *)(uintptr_t)addr, &id);
 	expect_errno("LINE_REGISTER", ret, reg_ok);
-	if (!ret && kp->nlines < MAX_LINES)
+	if (ret)
+		return;
+	if (kp->nlines < MAX_LINES)
 		kp->lines[kp->nlines++] = id;
+	if (id < LINE_IDS) {
+		uint64_t off = addr - (uint64_t)(uintptr_t)mem;
+
+		kp->gen[id]++;
+		kp->dead[id] &= ~(1ULL << (kp->gen[id] % GENS_KEPT));
+		kp->page_of[id] = off < LINE_PAGES * (uint64_t)page ?
+				  (int)(off / (uint64_t)page) : -1;
+	}
+}
+
+/* Line @id's current registration on @kp died: its page was remapped. */
+static void line_died(struct kport *kp, __u32 id)
+{
+	kp->dead[id] |= 1ULL << (kp->gen[id] % GENS_KEPT);
+}
+
+/* May wait @id (a record of @p) end with a dead line's record? */
+static bool may_see_dead_line(int p, __u64 id)
+{
+	const struct kport *kp = &ports[p];
+	uint32_t wl = wait_line[id], line = wl & 0xff, gen = wl >> 8;
+
+	if (wl == WAIT_LINE_ANY)
+		return true;
+	if (!wl)
+		return false;	/* a fence wait */
+	if (((kp->gen[line] - gen) & 0xffffff) >= GENS_KEPT)
+		return true;	/* too old to tell */
+	return kp->dead[line] & (1ULL << (gen % GENS_KEPT));
 }
 
 static void op_unregister(struct kport *kp)
@@ -239,6 +293,8 @@ static void op_unregister(struct kport *kp)
 	expect_errno("LINE_UNREGISTER", ret, unreg_ok);
 	if (ret)
 		return;
+	if (id < LINE_IDS)
+		kp->page_of[id] = -1;
 	for (i = 0; i < kp->nlines; i++)
 		if (kp->lines[i] == id) {
 			kp->lines[i] = kp->lines[--kp->nlines];
@@ -246,12 +302,21 @@ static void op_unregister(struct kport *kp)
 		}
 }
 
-static void commit(int p, const __u64 *ids, int n)
+/* @n waits committed; a word wait's line id in @lines (NULL: fences). */
+static void commit(int p, const __u64 *ids, const __u32 *lines, int n)
 {
+	const struct kport *kp = &ports[p];
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		state[ids[i]] = 1;
+		if (!lines)
+			wait_line[ids[i]] = 0;
+		else if (lines[i] >= LINE_IDS || kp->page_of[lines[i]] < 0)
+			wait_line[ids[i]] = WAIT_LINE_ANY;
+		else
+			wait_line[ids[i]] = kp->gen[lines[i]] << 8 | lines[i];
+	}
 	waits += n;
 	ports[p].unread += n;
 }
@@ -261,6 +326,7 @@ static void op_submit_words(int p)
 	struct kport *kp = &ports[p];
 	struct gpuar_word_wait w[BATCH_MAX];
 	__u64 ids[BATCH_MAX];
+	__u32 lines[BATCH_MAX];
 	int n = 1 + (int)below(chance(10) ? BATCH_MAX : 4), i, ret;
 	__u32 idx;
 
@@ -278,6 +344,7 @@ static void op_submit_words(int p)
 					now + 1000000000;
 		if (chance(2))
 			w[i].flags = 1;
+		lines[i] = line;
 	}
 	if (chance(3))
 		ret = submit_raw(kp->fd, GPUAR_IOC_SUBMIT_WORD,
@@ -287,7 +354,7 @@ static void op_submit_words(int p)
 		ret = submit_words(kp->fd, w, n, &idx);
 	expect_errno("SUBMIT_WORD", ret, word_ok);
 	if (ret == n)
-		commit(p, ids, n);
+		commit(p, ids, lines, n);
 	else if (ret >= 0)
 		finding("SUBMIT_WORD count", ret, 0);
 }
@@ -308,7 +375,7 @@ static void op_submit_fences(int p)
 	ret = submit_fences(ports[p].fd, f, n, NULL);
 	expect_errno("SUBMIT_FENCE", ret, fence_ok);
 	if (ret == n)
-		commit(p, ids, n);
+		commit(p, ids, NULL, n);
 }
 
 /* New fences, the old ones signalled (some with an error). */
@@ -371,6 +438,10 @@ static void account_records(int p, const struct gpuar_record *r, int n)
 		}
 		state[id] = 2;
 		ports[p].unread--;
+		if (r[i].outcome == GPUAR_OUTCOME_CANCELLED &&
+		    r[i].status == -EFAULT && !may_see_dead_line(p, id))
+			finding("dead line's record, its line alive", (long)id,
+				0);
 	}
 }
 
@@ -425,7 +496,7 @@ static void op_poll(int p)
 /* Close (or swap for a dup): what was committed and unread is gone. */
 static void op_close(int p)
 {
-	int dupfd;
+	int dupfd, i;
 
 	if (chance(50)) {
 		dupfd = dup(ports[p].fd);
@@ -440,6 +511,8 @@ static void op_close(int p)
 	calls++;
 	ports[p].fd = -1;
 	ports[p].unread = 0;	/* its records went with it */
+	for (i = 0; i < LINE_IDS; i++)
+		ports[p].page_of[i] = -1;	/* and its lines */
 }
 
 /* A forked child: register, unregister, submit words are EPERM there. */
@@ -475,13 +548,20 @@ static void op_fork(int p)
 /*
  * Replace a line page under the waits on it: a fresh page mapped over it
  * (in one step, so the device thread never meets a hole), or its contents
- * dropped (MADV_DONTNEED).
+ * dropped (MADV_DONTNEED). Either way the lines registered in it die.
  */
 static void op_remap(void)
 {
-	char *at = (char *)mem + below(LINE_PAGES) * page;
+	unsigned int k = below(LINE_PAGES);
+	char *at = (char *)mem + k * page;
+	int p;
+	__u32 id;
 
 	calls++;
+	for (p = 0; p < PORTS; p++)
+		for (id = 0; id < LINE_IDS; id++)
+			if (ports[p].fd >= 0 && ports[p].page_of[id] == (int)k)
+				line_died(&ports[p], id);
 	if (chance(50))
 		madvise(at, page, MADV_DONTNEED);
 	else if (mmap(at, page, PROT_READ | PROT_WRITE,
@@ -585,13 +665,16 @@ int main(int argc, char **argv)
 	mem = lines_map(LINE_PAGES);
 	state = calloc(MAX_IDS, 1);
 	owner = calloc(MAX_IDS, 1);
-	if (!mem || !state || !owner) {
+	wait_line = calloc(MAX_IDS, sizeof(*wait_line));
+	if (!mem || !state || !owner || !wait_line) {
 		printf("not ok 1 kfuzz # setup\n");
 		return 1;
 	}
 	memset(owner, -1, MAX_IDS);
-	for (i = 0; i < PORTS; i++)
+	for (i = 0; i < PORTS; i++) {
 		ports[i].fd = -1;
+		memset(ports[i].page_of, -1, sizeof(ports[i].page_of));
+	}
 	for (i = 0; i < FENCES; i++)
 		fences[i] = -1;
 	timeline = testfence_timeline();
