@@ -346,7 +346,12 @@ uint64_t gpuar_port_next_check_ns(struct gpuar_port *port);
  * register the same page for the device (cuMemHostRegister,
  * hipHostRegister). Neither engine reads past the first 64 bytes: the rest
  * of the page belongs to the backend that registered it (the CUDA and HIP
- * backends keep the fence words of reverse waits there). Errors: -ENOMEM, -ENOSPC (port's line limit), the
+ * backends keep the fence words of reverse waits there). The page must stay
+ * mapped until the line is freed: on the kernel engine a line whose page is
+ * unmapped or dropped (munmap, MADV_DONTNEED) dies, its pending waits end
+ * with a CANCELLED record of status -EFAULT and new ones are refused with
+ * -EFAULT (free it all the same); the user engine reads the words through
+ * the mapping. Errors: -ENOMEM, -ENOSPC (port's line limit), the
  * kernel's errno (e.g. -ENOMEM over RLIMIT_MEMLOCK). Thread-safe.
  */
 int gpuar_line_alloc(struct gpuar_port *port, struct gpuar_line **line);
@@ -383,7 +388,8 @@ uint32_t gpuar_line_id(const struct gpuar_line *line);
  * flags/pad set, a plan failing validation, a block plan: block is the
  * vendor's blocking wait, use gpuar_wait; start_ns in the future), -ENOENT
  * (unknown line id), -E2BIG (@count above the wait limit), -ENOSPC (wait
- * or point limit), -EFAULT (@waits NULL), -EPERM (kernel: another mm).
+ * or point limit), -EFAULT (@waits NULL; kernel: a line whose page went,
+ * see gpuar_line_alloc), -EPERM (kernel: another mm).
  * Thread-safe.
  */
 int gpuar_submit_word_waits(struct gpuar_port *port,
