@@ -28,8 +28,9 @@
  * first (so the suites' run ends well inside the runner's per-binary
  * timeout on a slow debug kernel; the line says how many calls it made).
  * The environment's GPUAR_KFUZZ_SECONDS, if set, bounds the run instead
- * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits,
- * seed <seed>" and TAP (one test), so the VM runner counts it as a suite.
+ * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits
+ * (<n> ended by their line's death), seed <seed>" and TAP (one test), so
+ * the VM runner counts it as a suite.
  * Exit status 0 when the oracle held.
  */
 #include <errno.h>
@@ -115,7 +116,7 @@ static signed char *owner;
 static uint32_t *wait_line;
 #define WAIT_LINE_ANY UINT32_MAX
 static uint64_t next_id = 1;
-static uint64_t calls, waits, findings;
+static uint64_t calls, waits, dead_records, findings;
 static volatile int stop_device;
 
 static void finding(const char *what, long ret, int err)
@@ -438,8 +439,11 @@ static void account_records(int p, const struct gpuar_record *r, int n)
 		}
 		state[id] = 2;
 		ports[p].unread--;
-		if (r[i].outcome == GPUAR_OUTCOME_CANCELLED &&
-		    r[i].status == -EFAULT && !may_see_dead_line(p, id))
+		if (r[i].outcome != GPUAR_OUTCOME_CANCELLED ||
+		    r[i].status != -EFAULT)
+			continue;
+		dead_records++;
+		if (!may_see_dead_line(p, id))
 			finding("dead line's record, its line alive", (long)id,
 				0);
 	}
@@ -688,9 +692,9 @@ int main(int argc, char **argv)
 	stop_device = 1;
 	pthread_join(dev, NULL);
 
-	printf("kfuzz: %llu calls, %llu waits, seed %llu\n",
+	printf("kfuzz: %llu calls, %llu waits (%llu ended by their line's death), seed %llu\n",
 	       (unsigned long long)calls, (unsigned long long)waits,
-	       (unsigned long long)seed);
+	       (unsigned long long)dead_records, (unsigned long long)seed);
 	if (findings)
 		printf("not ok 1 kfuzz # %llu findings\n",
 		       (unsigned long long)findings);
