@@ -52,16 +52,26 @@
 #define BATCH_MAX 48
 #define FENCES 8
 
-static uint64_t rng_state;
+/*
+ * Two generators from the one seed: the calls' and the device thread's.
+ * Sharing one would interleave the threads' draws as the scheduler
+ * pleases, and the seed would no longer replay the calls.
+ */
+static uint64_t rng_state, device_rng_state;
 
-static uint64_t rnd(void)
+static uint64_t splitmix(uint64_t *state)
 {
 	/* splitmix64: tiny, and the same sequence everywhere. */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+static uint64_t rnd(void)
+{
+	return splitmix(&rng_state);
 }
 
 static uint32_t below(uint32_t n)
@@ -130,14 +140,17 @@ static const int read_ok[] = { EAGAIN, EINVAL, EFAULT, 0 };
 
 static void *device_run(void *arg)
 {
+	size_t words = LINE_PAGES * (size_t)page / 8;
+
 	(void)arg;
 	while (!stop_device) {
-		size_t words = LINE_PAGES * (size_t)page / 8;
-		__u64 *w = &mem[below((uint32_t)words)];
+		/* One draw: the word, the step, whether and how long to rest. */
+		uint64_t r = splitmix(&device_rng_state);
 
-		__atomic_fetch_add(w, 1 + below(3), __ATOMIC_RELEASE);
-		if (chance(5))
-			usleep(below(200));
+		__atomic_fetch_add(&mem[(uint32_t)r % words], 1 + (r >> 32) % 3,
+				   __ATOMIC_RELEASE);
+		if ((r >> 40) % 100 < 5)
+			usleep((r >> 48) % 200);
 	}
 	return NULL;
 }
@@ -578,6 +591,7 @@ int main(int argc, char **argv)
 		max_calls = UINT64_MAX;
 	}
 	rng_state = seed;
+	device_rng_state = ~seed;
 	printf("1..1\n# kfuzz: seed %llu\n", (unsigned long long)seed);
 	fflush(stdout);
 
