@@ -503,39 +503,115 @@ static void op_remap(void)
 		finding("remap", -1, errno);
 }
 
-static void one_call(void)
+/*
+ * The operations and their weights in the mix (out of 100). Creating a
+ * port is not drawn: it is what a call does on a port that is closed.
+ */
+enum op {
+	OP_REGISTER, OP_UNREGISTER, OP_WORDS, OP_FENCE_WAITS, OP_FENCES,
+	OP_CANCEL, OP_STATS, OP_READ, OP_POLL, OP_CLOSE, OP_FORK, OP_REMAP,
+	OP_CREATE, OPS
+};
+
+static const struct {
+	const char *name;
+	unsigned int weight;
+} op_info[OPS] = {
+	[OP_REGISTER] = { "register", 8 },
+	[OP_UNREGISTER] = { "unregister", 4 },
+	[OP_WORDS] = { "submit_words", 33 },
+	[OP_FENCE_WAITS] = { "submit_fences", 7 },
+	[OP_FENCES] = { "fences", 3 },
+	[OP_CANCEL] = { "cancel", 7 },
+	[OP_STATS] = { "stats", 6 },
+	[OP_READ] = { "read", 24 },
+	[OP_POLL] = { "poll", 4 },
+	[OP_CLOSE] = { "close", 2 },
+	[OP_FORK] = { "fork", 1 },
+	[OP_REMAP] = { "remap", 1 },
+	[OP_CREATE] = { "create", 0 },
+};
+
+/* What each operation cost: how many ran, their time in all. */
+static struct {
+	uint64_t n, ns;
+} op_cost[OPS];
+
+static enum op draw_op(void)
+{
+	uint32_t r = below(100);
+	int op;
+
+	for (op = 0; op < OP_CREATE - 1; op++) {
+		if (r < op_info[op].weight)
+			break;
+		r -= op_info[op].weight;
+	}
+	return (enum op)op;
+}
+
+static enum op one_call(void)
 {
 	int p = (int)below(PORTS);
-	unsigned int op = below(100);
+	enum op op = draw_op();
 
-	if (ports[p].fd < 0) {
+	if (ports[p].fd < 0)
+		op = OP_CREATE;
+	switch (op) {
+	case OP_CREATE:
 		op_create(p);
-		return;
-	}
-	if (op < 8)
+		break;
+	case OP_REGISTER:
 		op_register(&ports[p]);
-	else if (op < 12)
+		break;
+	case OP_UNREGISTER:
 		op_unregister(&ports[p]);
-	else if (op < 45)
+		break;
+	case OP_WORDS:
 		op_submit_words(p);
-	else if (op < 52)
+		break;
+	case OP_FENCE_WAITS:
 		op_submit_fences(p);
-	else if (op < 55)
+		break;
+	case OP_FENCES:
 		op_fences();
-	else if (op < 62)
+		break;
+	case OP_CANCEL:
 		op_cancel(p);
-	else if (op < 68)
+		break;
+	case OP_STATS:
 		op_stats(p);
-	else if (op < 92)
+		break;
+	case OP_READ:
 		op_read(p);
-	else if (op < 96)
+		break;
+	case OP_POLL:
 		op_poll(p);
-	else if (op < 98)
+		break;
+	case OP_CLOSE:
 		op_close(p);
-	else if (op < 99)
+		break;
+	case OP_FORK:
 		op_fork(p);
-	else
+		break;
+	default:
 		op_remap();
+		break;
+	}
+	return op;
+}
+
+/* Where the time went: each operation's count, total and mean time. */
+static void print_profile(void)
+{
+	int op;
+
+	for (op = 0; op < OPS; op++)
+		printf("# kfuzz profile: %-13s %7llu ops %7llu ms %6llu us/op\n",
+		       op_info[op].name, (unsigned long long)op_cost[op].n,
+		       (unsigned long long)(op_cost[op].ns / 1000000),
+		       (unsigned long long)(op_cost[op].n ?
+				op_cost[op].ns / op_cost[op].n / 1000 : 0));
 }
 
 /* End: every fence signalled, backstops past, every record read. */
@@ -570,7 +646,7 @@ static void drain(void)
 int main(int argc, char **argv)
 {
 	uint64_t seed = mono_ns() ^ ((uint64_t)getpid() << 32);
-	uint64_t max_calls = 100000, seconds = 480, end;
+	uint64_t max_calls = 100000, seconds = 480, now, end;
 	bool seconds_given = false;
 	const char *env = getenv("GPUAR_KFUZZ_SECONDS");
 	pthread_t dev;
@@ -612,13 +688,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	pthread_create(&dev, NULL, device_run, NULL);
 
-	end = seconds ? mono_ns() + seconds * 1000000000ULL : UINT64_MAX;
-	while (calls < max_calls && mono_ns() < end)
-		one_call();
+	now = mono_ns();
+	end = seconds ? now + seconds * 1000000000ULL : UINT64_MAX;
+	while (calls < max_calls && now < end) {
+		enum op op = one_call();
+		__u64 after = mono_ns();
+
+		op_cost[op].n++;
+		op_cost[op].ns += after - now;
+		now = after;
+	}
 	drain();
 	stop_device = 1;
 	pthread_join(dev, NULL);
 
+	print_profile();
 	printf("kfuzz: %llu calls, %llu waits, seed %llu\n",
 	       (unsigned long long)calls, (unsigned long long)waits,
 	       (unsigned long long)seed);
