@@ -18,7 +18,7 @@
  *     every port's committed waits have all been read;
  *   - a successful read returns whole records.
  *
- *   kfuzz [--seed N] [--calls N] [--seconds S]
+ *   kfuzz [--seed N] [--calls N] [--seconds S] [--mix CALL:MIX]...
  *
  * Defaults: a seed from the clock, 100000 calls or 480 s, whichever comes
  * first (so the suites' run ends well inside the runner's per-binary
@@ -27,6 +27,15 @@
  * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits,
  * seed <seed>" and TAP (one test), so the VM runner counts it as a suite.
  * Exit status 0 when the oracle held.
+ *
+ * With both a call count and a time bound, the run keeps pace: where the
+ * full mix of operations would not make the count in time (a debug
+ * kernel, where a fork or a port's creation costs tens of milliseconds),
+ * the dearest operations are drawn more seldom, never to none
+ * (kfuzz_mix.h). Each change of the mix is printed as the --mix that
+ * replays it: a finding is replayed with the seed, the call count and
+ * every --mix line of the run. Before the last line, a profile (TAP
+ * comments) gives each operation's count and time.
  */
 #include <errno.h>
 #include <poll.h>
@@ -42,6 +51,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kfuzz_mix.h"
 #include "port_fixture.h"
 #include "testfence_fixture.h"
 
@@ -504,8 +514,9 @@ static void op_remap(void)
 }
 
 /*
- * The operations and their weights in the mix (out of 100). Creating a
- * port is not drawn: it is what a call does on a port that is closed.
+ * The operations and their weights in the full mix (out of 100).
+ * Creating a port is not drawn: it is what a call does on a port that is
+ * closed.
  */
 enum op {
 	OP_REGISTER, OP_UNREGISTER, OP_WORDS, OP_FENCE_WAITS, OP_FENCES,
@@ -513,10 +524,7 @@ enum op {
 	OP_CREATE, OPS
 };
 
-static const struct {
-	const char *name;
-	unsigned int weight;
-} op_info[OPS] = {
+static const struct mix_op op_info[OPS] = {
 	[OP_REGISTER] = { "register", 8 },
 	[OP_UNREGISTER] = { "unregister", 4 },
 	[OP_WORDS] = { "submit_words", 33 },
@@ -532,28 +540,12 @@ static const struct {
 	[OP_CREATE] = { "create", 0 },
 };
 
-/* What each operation cost: how many ran, their time in all. */
-static struct {
-	uint64_t n, ns;
-} op_cost[OPS];
-
-static enum op draw_op(void)
-{
-	uint32_t r = below(100);
-	int op;
-
-	for (op = 0; op < OP_CREATE - 1; op++) {
-		if (r < op_info[op].weight)
-			break;
-		r -= op_info[op].weight;
-	}
-	return (enum op)op;
-}
+static struct mix mix = { .ops = op_info, .n = OPS };
 
 static enum op one_call(void)
 {
 	int p = (int)below(PORTS);
-	enum op op = draw_op();
+	enum op op = (enum op)mix_draw(&mix, rnd());
 
 	if (ports[p].fd < 0)
 		op = OP_CREATE;
@@ -601,19 +593,6 @@ static enum op one_call(void)
 	return op;
 }
 
-/* Where the time went: each operation's count, total and mean time. */
-static void print_profile(void)
-{
-	int op;
-
-	for (op = 0; op < OPS; op++)
-		printf("# kfuzz profile: %-13s %7llu ops %7llu ms %6llu us/op\n",
-		       op_info[op].name, (unsigned long long)op_cost[op].n,
-		       (unsigned long long)(op_cost[op].ns / 1000000),
-		       (unsigned long long)(op_cost[op].n ?
-				op_cost[op].ns / op_cost[op].n / 1000 : 0));
-}
-
 /* End: every fence signalled, backstops past, every record read. */
 static void drain(void)
 {
@@ -643,6 +622,59 @@ static void drain(void)
 		finding("committed waits without a record", (long)left, 0);
 }
 
+/*
+ * The mix over the run: every PACE_EVERY calls, if the calls target is out
+ * of reach at the pace so far, re-planned (kfuzz_mix.h); or, replaying,
+ * set as each --mix given says from its call on. A change is printed as
+ * the --mix that replays it.
+ */
+#define PACE_EVERY 2000
+#define REPLAYS_MAX 64
+
+static struct {
+	uint64_t at;
+	const char *text;
+} replays[REPLAYS_MAX];
+static unsigned int nreplays, replayed;
+static uint64_t next_pace = PACE_EVERY;
+
+static void keep_pace(__u64 now, __u64 end, uint64_t max_calls)
+{
+	bool changed = false;
+	char text[256];
+
+	if (nreplays) {
+		while (replayed < nreplays && calls >= replays[replayed].at)
+			changed = !mix_parse(&mix, replays[replayed++].text);
+	} else if (calls >= next_pace) {
+		next_pace = calls + PACE_EVERY;
+		if (max_calls != UINT64_MAX && end != UINT64_MAX &&
+		    calls < max_calls && now < end)
+			changed = mix_pace(&mix, max_calls - calls, end - now);
+	}
+	if (!changed)
+		return;
+	mix_format(&mix, text, sizeof(text));
+	printf("# kfuzz: --mix %llu:%s\n", (unsigned long long)calls, text);
+	fflush(stdout);
+}
+
+/* --mix <call>:<mix>, kept for keep_pace(). 0, or -1 if malformed. */
+static int add_replay(const char *arg)
+{
+	struct mix probe = mix;
+	char *colon;
+	uint64_t at = strtoull(arg, &colon, 0);
+
+	if (nreplays == REPLAYS_MAX || *colon != ':' ||
+	    mix_parse(&probe, colon + 1) ||
+	    (nreplays && at < replays[nreplays - 1].at))
+		return -1;
+	replays[nreplays].at = at;
+	replays[nreplays++].text = colon + 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = mono_ns() ^ ((uint64_t)getpid() << 32);
@@ -660,6 +692,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seconds")) {
 			seconds = strtoull(argv[i + 1], NULL, 0);
 			seconds_given = true;
+		} else if (!strcmp(argv[i], "--mix") && add_replay(argv[i + 1])) {
+			printf("kfuzz: bad --mix %s\n", argv[i + 1]);
+			return 2;
 		}
 	}
 	if (env && *env && !seconds_given) {
@@ -691,18 +726,21 @@ int main(int argc, char **argv)
 	now = mono_ns();
 	end = seconds ? now + seconds * 1000000000ULL : UINT64_MAX;
 	while (calls < max_calls && now < end) {
-		enum op op = one_call();
-		__u64 after = mono_ns();
+		enum op op;
+		__u64 after;
 
-		op_cost[op].n++;
-		op_cost[op].ns += after - now;
+		keep_pace(now, end, max_calls);
+		op = one_call();
+		after = mono_ns();
+
+		mix_account(&mix, op, after - now);
 		now = after;
 	}
 	drain();
 	stop_device = 1;
 	pthread_join(dev, NULL);
 
-	print_profile();
+	mix_print_profile(&mix, "kfuzz");
 	printf("kfuzz: %llu calls, %llu waits, seed %llu\n",
 	       (unsigned long long)calls, (unsigned long long)waits,
 	       (unsigned long long)seed);
