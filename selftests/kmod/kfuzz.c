@@ -22,16 +22,26 @@
  *     a line id in the line pages, and which of them died;
  *   - a successful read returns whole records.
  *
- *   kfuzz [--seed N] [--calls N] [--seconds S]
+ *   kfuzz [--seed N] [--calls N] [--seconds S] [--mix CALL:MIX]...
  *
  * Defaults: a seed from the clock, 100000 calls or 480 s, whichever comes
  * first (so the suites' run ends well inside the runner's per-binary
  * timeout on a slow debug kernel; the line says how many calls it made).
  * The environment's GPUAR_KFUZZ_SECONDS, if set, bounds the run instead
- * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits
- * (<n> ended by their line's death), seed <seed>" and TAP (one test), so
- * the VM runner counts it as a suite.
+ * and lifts the call count. Prints "kfuzz: <calls> calls, <waits> waits,
+ * seed <seed>" last (after a comment with the waits that ended by their
+ * line's death) and TAP (one test), so the VM runner counts it as a
+ * suite.
  * Exit status 0 when the oracle held.
+ *
+ * With both a call count and a time bound, the run keeps pace: where the
+ * full mix of operations would not make the count in time (a debug
+ * kernel, where a fork or a port's creation costs tens of milliseconds),
+ * the dearest operations are drawn more seldom, never to none
+ * (kfuzz_mix.h). Each change of the mix is printed as the --mix that
+ * replays it: a finding is replayed with the seed, the call count and
+ * every --mix line of the run. Before the last line, a profile (TAP
+ * comments) gives each operation's count and time.
  */
 #include <errno.h>
 #include <poll.h>
@@ -47,6 +57,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kfuzz_mix.h"
 #include "port_fixture.h"
 #include "testfence_fixture.h"
 
@@ -59,16 +70,26 @@
 #define LINE_IDS 256		/* line ids whose registrations the oracle follows */
 #define GENS_KEPT 64		/* registrations of one id it remembers */
 
-static uint64_t rng_state;
+/*
+ * Two generators from the one seed: the calls' and the device thread's.
+ * Sharing one would interleave the threads' draws as the scheduler
+ * pleases, and the seed would no longer replay the calls.
+ */
+static uint64_t rng_state, device_rng_state;
 
-static uint64_t rnd(void)
+static uint64_t splitmix(uint64_t *state)
 {
 	/* splitmix64: tiny, and the same sequence everywhere. */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+static uint64_t rnd(void)
+{
+	return splitmix(&rng_state);
 }
 
 static uint32_t below(uint32_t n)
@@ -154,14 +175,17 @@ static const int read_ok[] = { EAGAIN, EINVAL, EFAULT, 0 };
 
 static void *device_run(void *arg)
 {
+	size_t words = LINE_PAGES * (size_t)page / 8;
+
 	(void)arg;
 	while (!stop_device) {
-		size_t words = LINE_PAGES * (size_t)page / 8;
-		__u64 *w = &mem[below((uint32_t)words)];
+		/* One draw: the word, the step, whether and how long to rest. */
+		uint64_t r = splitmix(&device_rng_state);
 
-		__atomic_fetch_add(w, 1 + below(3), __ATOMIC_RELEASE);
-		if (chance(5))
-			usleep(below(200));
+		__atomic_fetch_add(&mem[(uint32_t)r % words], 1 + (r >> 32) % 3,
+				   __ATOMIC_RELEASE);
+		if ((r >> 40) % 100 < 5)
+			usleep((r >> 48) % 200);
 	}
 	return NULL;
 }
@@ -574,39 +598,84 @@ static void op_remap(void)
 		finding("remap", -1, errno);
 }
 
-static void one_call(void)
+/*
+ * The operations and their weights in the full mix (out of 100).
+ * Creating a port is not drawn: it is what a call does on a port that is
+ * closed.
+ */
+enum op {
+	OP_REGISTER, OP_UNREGISTER, OP_WORDS, OP_FENCE_WAITS, OP_FENCES,
+	OP_CANCEL, OP_STATS, OP_READ, OP_POLL, OP_CLOSE, OP_FORK, OP_REMAP,
+	OP_CREATE, OPS
+};
+
+static const struct mix_op op_info[OPS] = {
+	[OP_REGISTER] = { "register", 8 },
+	[OP_UNREGISTER] = { "unregister", 4 },
+	[OP_WORDS] = { "submit_words", 33 },
+	[OP_FENCE_WAITS] = { "submit_fences", 7 },
+	[OP_FENCES] = { "fences", 3 },
+	[OP_CANCEL] = { "cancel", 7 },
+	[OP_STATS] = { "stats", 6 },
+	[OP_READ] = { "read", 24 },
+	[OP_POLL] = { "poll", 4 },
+	[OP_CLOSE] = { "close", 2 },
+	[OP_FORK] = { "fork", 1 },
+	[OP_REMAP] = { "remap", 1 },
+	[OP_CREATE] = { "create", 0 },
+};
+
+static struct mix mix = { .ops = op_info, .n = OPS };
+
+static enum op one_call(void)
 {
 	int p = (int)below(PORTS);
-	unsigned int op = below(100);
+	enum op op = (enum op)mix_draw(&mix, rnd());
 
-	if (ports[p].fd < 0) {
+	if (ports[p].fd < 0)
+		op = OP_CREATE;
+	switch (op) {
+	case OP_CREATE:
 		op_create(p);
-		return;
-	}
-	if (op < 8)
+		break;
+	case OP_REGISTER:
 		op_register(&ports[p]);
-	else if (op < 12)
+		break;
+	case OP_UNREGISTER:
 		op_unregister(&ports[p]);
-	else if (op < 45)
+		break;
+	case OP_WORDS:
 		op_submit_words(p);
-	else if (op < 52)
+		break;
+	case OP_FENCE_WAITS:
 		op_submit_fences(p);
-	else if (op < 55)
+		break;
+	case OP_FENCES:
 		op_fences();
-	else if (op < 62)
+		break;
+	case OP_CANCEL:
 		op_cancel(p);
-	else if (op < 68)
+		break;
+	case OP_STATS:
 		op_stats(p);
-	else if (op < 92)
+		break;
+	case OP_READ:
 		op_read(p);
-	else if (op < 96)
+		break;
+	case OP_POLL:
 		op_poll(p);
-	else if (op < 98)
+		break;
+	case OP_CLOSE:
 		op_close(p);
-	else if (op < 99)
+		break;
+	case OP_FORK:
 		op_fork(p);
-	else
+		break;
+	default:
 		op_remap();
+		break;
+	}
+	return op;
 }
 
 /* End: every fence signalled, backstops past, every record read. */
@@ -638,10 +707,63 @@ static void drain(void)
 		finding("committed waits without a record", (long)left, 0);
 }
 
+/*
+ * The mix over the run: every PACE_EVERY calls, if the calls target is out
+ * of reach at the pace so far, re-planned (kfuzz_mix.h); or, replaying,
+ * set as each --mix given says from its call on. A change is printed as
+ * the --mix that replays it.
+ */
+#define PACE_EVERY 2000
+#define REPLAYS_MAX 64
+
+static struct {
+	uint64_t at;
+	const char *text;
+} replays[REPLAYS_MAX];
+static unsigned int nreplays, replayed;
+static uint64_t next_pace = PACE_EVERY;
+
+static void keep_pace(__u64 now, __u64 end, uint64_t max_calls)
+{
+	bool changed = false;
+	char text[256];
+
+	if (nreplays) {
+		while (replayed < nreplays && calls >= replays[replayed].at)
+			changed = !mix_parse(&mix, replays[replayed++].text);
+	} else if (calls >= next_pace) {
+		next_pace = calls + PACE_EVERY;
+		if (max_calls != UINT64_MAX && end != UINT64_MAX &&
+		    calls < max_calls && now < end)
+			changed = mix_pace(&mix, max_calls - calls, end - now);
+	}
+	if (!changed)
+		return;
+	mix_format(&mix, text, sizeof(text));
+	printf("# kfuzz: --mix %llu:%s\n", (unsigned long long)calls, text);
+	fflush(stdout);
+}
+
+/* --mix <call>:<mix>, kept for keep_pace(). 0, or -1 if malformed. */
+static int add_replay(const char *arg)
+{
+	struct mix probe = mix;
+	char *colon;
+	uint64_t at = strtoull(arg, &colon, 0);
+
+	if (nreplays == REPLAYS_MAX || *colon != ':' ||
+	    mix_parse(&probe, colon + 1) ||
+	    (nreplays && at < replays[nreplays - 1].at))
+		return -1;
+	replays[nreplays].at = at;
+	replays[nreplays++].text = colon + 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = mono_ns() ^ ((uint64_t)getpid() << 32);
-	uint64_t max_calls = 100000, seconds = 480, end;
+	uint64_t max_calls = 100000, seconds = 480, now, end;
 	bool seconds_given = false;
 	const char *env = getenv("GPUAR_KFUZZ_SECONDS");
 	pthread_t dev;
@@ -655,6 +777,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seconds")) {
 			seconds = strtoull(argv[i + 1], NULL, 0);
 			seconds_given = true;
+		} else if (!strcmp(argv[i], "--mix") && add_replay(argv[i + 1])) {
+			printf("kfuzz: bad --mix %s\n", argv[i + 1]);
+			return 2;
 		}
 	}
 	if (env && *env && !seconds_given) {
@@ -662,6 +787,7 @@ int main(int argc, char **argv)
 		max_calls = UINT64_MAX;
 	}
 	rng_state = seed;
+	device_rng_state = ~seed;
 	printf("1..1\n# kfuzz: seed %llu\n", (unsigned long long)seed);
 	fflush(stdout);
 
@@ -685,16 +811,29 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	pthread_create(&dev, NULL, device_run, NULL);
 
-	end = seconds ? mono_ns() + seconds * 1000000000ULL : UINT64_MAX;
-	while (calls < max_calls && mono_ns() < end)
-		one_call();
+	now = mono_ns();
+	end = seconds ? now + seconds * 1000000000ULL : UINT64_MAX;
+	while (calls < max_calls && now < end) {
+		enum op op;
+		__u64 after;
+
+		keep_pace(now, end, max_calls);
+		op = one_call();
+		after = mono_ns();
+
+		mix_account(&mix, op, after - now);
+		now = after;
+	}
 	drain();
 	stop_device = 1;
 	pthread_join(dev, NULL);
 
-	printf("kfuzz: %llu calls, %llu waits (%llu ended by their line's death), seed %llu\n",
+	mix_print_profile(&mix, "kfuzz");
+	printf("# kfuzz: %llu waits ended by their line's death\n",
+	       (unsigned long long)dead_records);
+	printf("kfuzz: %llu calls, %llu waits, seed %llu\n",
 	       (unsigned long long)calls, (unsigned long long)waits,
-	       (unsigned long long)dead_records, (unsigned long long)seed);
+	       (unsigned long long)seed);
 	if (findings)
 		printf("not ok 1 kfuzz # %llu findings\n",
 		       (unsigned long long)findings);
