@@ -73,7 +73,9 @@
 /*
  * Two generators from the one seed: the calls' and the device thread's.
  * Sharing one would interleave the threads' draws as the scheduler
- * pleases, and the seed would no longer replay the calls.
+ * pleases, and a seed would replay nothing. Apart, a seed replays the
+ * calls as far as the kernel answers them alike (an unregistration is
+ * refused while waits on the line pend, which the device's pace decides).
  */
 static uint64_t rng_state, device_rng_state;
 
