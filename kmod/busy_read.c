@@ -316,7 +316,7 @@ long gpuar_wait_ready_ioctl(struct gpuar_port *port, const void __user *uarg)
 		return ret;
 	if (wr.flags)
 		return -EINVAL;
-	gpuar_claimed_check(port);
+	gpuar_claimed_check(port, false);
 	if (READ_ONCE(port->nqueued))
 		return 0;
 	if (!wr.deadline_ns)

@@ -143,16 +143,24 @@ out:
  * most checks_per_fire words per call, with the lock held and
  * interrupts off; a claimed wait past them is still checked by the
  * timer when its lease runs out. A wait not done is left as it was.
+ *
+ * @quiet: the caller is a read that moves the records next, so those
+ * queued here wake no one (a wake-up would only send every poller, an
+ * io_uring poll's task work among them, to find the record gone, on the
+ * reader's own path back to user mode); the caller wakes wq if it
+ * leaves any behind. Returns how many were queued quietly.
  */
-void gpuar_claimed_check(struct gpuar_port *port)
+unsigned int gpuar_claimed_check(struct gpuar_port *port, bool quiet)
 {
 	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
 	struct gpuar_wait *w, *tmp;
+	unsigned int queued;
 	u64 now;
 
 	if (!READ_ONCE(port->nclaimed))
-		return;
+		return 0;
 	spin_lock_irq(&port->lock);
+	port->quiet_reader = quiet;
 	now = gpuar_now_ns();
 	list_for_each_entry_safe(w, tmp, &port->claimed, inode) {
 		if (!budget--)
@@ -161,5 +169,9 @@ void gpuar_claimed_check(struct gpuar_port *port)
 				  w->target))
 			gpuar_word_check_locked(port, w, now, true);
 	}
+	port->quiet_reader = false;
+	queued = port->quiet_queued;
+	port->quiet_queued = 0;
 	spin_unlock_irq(&port->lock);
+	return queued;
 }

@@ -119,7 +119,10 @@ static void gpuar_port_free(struct gpuar_port *port)
  *
  * Every read first checks the port's claimed waits (claim.c): their
  * claimer watched the words itself and reads when it saw one reach its
- * target, so that record comes back in this very call.
+ * target, so that record comes back in this very call. Those records are
+ * queued without a wake-up, being this reader's to move; whatever it
+ * leaves queued (a short buffer, the read mutex held by another, a
+ * signal, a fault) gets the wake-up here instead.
  */
 static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -132,16 +135,23 @@ static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (iov_iter_count(to) < sizeof(struct gpuar_record))
 		return -EINVAL;
 	for (;;) {
-		gpuar_claimed_check(port);
+		unsigned int quiet = gpuar_claimed_check(port, true);
+
 		if (nowait) {
-			if (!mutex_trylock(&port->read_mutex))
-				return -EAGAIN;
-		} else if (mutex_lock_interruptible(&port->read_mutex)) {
-			return -ERESTARTSYS;
+			ret = mutex_trylock(&port->read_mutex) ? 0 : -EAGAIN;
+		} else {
+			ret = mutex_lock_interruptible(&port->read_mutex) ?
+			      -ERESTARTSYS : 0;
+		}
+		if (ret) {
+			/* The records queued quietly are someone else's now. */
+			if (quiet)
+				wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+			return ret;
 		}
 		ret = gpuar_records_move(port, to);
 		mutex_unlock(&port->read_mutex);
-		if (ret > 0 && READ_ONCE(port->nqueued))
+		if ((ret > 0 || quiet) && READ_ONCE(port->nqueued))
 			wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
 		if (ret)
 			return ret;

@@ -241,6 +241,14 @@ struct gpuar_port {
 	struct list_head claimed;	/* [L] */
 	u32 nraised;			/* [L] */
 	u32 nclaimed;			/* [L] */
+	/*
+	 * While a reader checks its claimed waits (gpuar_claimed_check with
+	 * @quiet), the records that queues are the reader's to take in the
+	 * same call: no wake-up for them (nobody else is owed one), only a
+	 * count, and the reader wakes wq itself if any is left behind.
+	 */
+	bool quiet_reader;		/* [L] */
+	u32 quiet_queued;		/* [L] */
 
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
 	struct xarray folios;		/* pinned folios' charges, line.c, [M] */
@@ -303,7 +311,7 @@ long gpuar_wait_ready_ioctl(struct gpuar_port *port, const void __user *uarg);
 
 /* claim.c: claiming imminent waits, and the check of claimed ones on read */
 long gpuar_claim_ioctl(struct gpuar_port *port, void __user *uarg);
-void gpuar_claimed_check(struct gpuar_port *port);
+unsigned int gpuar_claimed_check(struct gpuar_port *port, bool quiet);
 
 /* line.c */
 long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg);

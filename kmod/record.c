@@ -81,7 +81,10 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	port->nqueued++;
 	port->cnt.outcomes[outcome]++;
 	trace_gpuar_complete(port, r);
-	wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+	if (port->quiet_reader)
+		port->quiet_queued++;
+	else
+		wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /*

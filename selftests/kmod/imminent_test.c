@@ -5,9 +5,9 @@
  * hands it out (user data, line, address, slot, target, lease end) and
  * EPOLLPRI drops; a read after the word is done checks the claimed wait
  * and returns its record in that call, EXACT (the raise saw the word
- * pending); a wait done before its early wake ends LATE at the raise and
- * is never raised; a claim's lease counts from the wait's predicted
- * completion; a lease that runs out gives the
+ * pending), waking no other poller for it; a wait done before its early
+ * wake ends LATE at the raise and is never raised; a claim's lease counts
+ * from the wait's predicted completion; a lease that runs out gives the
  * wait back to the timer; a port without the flag never shows EPOLLPRI
  * and refuses claims; a process the fd was passed to cannot claim; bad
  * claims change nothing.
@@ -16,6 +16,8 @@
  * is the test's, not the scheduler's: outcomes and order are asserted,
  * never durations.
  */
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -229,6 +231,117 @@ TEST_F_TIMEOUT(imm, read_before_done_leaves_the_claim, 60)
 	EXPECT_EQ(EAGAIN, errno);
 	word_store(self->lines, self->seq);
 	EXPECT_EQ((ssize_t)sizeof(r), read(self->port, &r, sizeof(r)));
+	EXPECT_EQ(self->seq, r.user_data);
+}
+
+/* A thread blocked in poll(POLLIN) on the port, and what it saw. */
+struct poller {
+	int port;
+	pthread_t thread;
+	pid_t tid;
+	int state;		/* 0 starting, 1 polling, 2 returned */
+	short revents;
+};
+
+static void *poller_run(void *arg)
+{
+	struct poller *p = arg;
+	struct pollfd pfd = { .fd = p->port, .events = POLLIN };
+
+	p->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&p->state, 1, __ATOMIC_RELEASE);
+	if (poll(&pfd, 1, -1) == 1)
+		p->revents = pfd.revents;
+	__atomic_store_n(&p->state, 2, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A line of /proc/self/task/<tid>/<file>: the number after @key, or -1. */
+static long task_field(pid_t tid, const char *file, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = strtol(line + strlen(key), NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* The thread is asleep ('S' in its stat), within @ms. */
+static int task_sleeping(pid_t tid, unsigned int ms)
+{
+	char path[64], buf[256], *close_paren;
+	unsigned int i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (i = 0; i < ms; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			close_paren = strrchr(buf, ')');
+			if (close_paren && close_paren[1] == ' ' &&
+			    close_paren[2] == 'S')
+				return 1;
+		}
+		sleep_ms(1);
+	}
+	return 0;
+}
+
+/*
+ * The claimer's read takes the record it made: nobody else is owed a
+ * wake-up for it. A thread blocked in poll(POLLIN) on the port sleeps
+ * through it (its voluntary context switches do not move: a wake-up
+ * would have it poll again, find nothing and sleep again), and is woken
+ * by the next record that it could read.
+ */
+TEST_F_TIMEOUT(imm, claimer_read_wakes_no_poller, 60)
+{
+	struct poller p = { .port = self->port };
+	struct gpuar_claim_entry e;
+	struct gpuar_record r;
+	long before, after;
+
+	ASSERT_EQ(1, submit_next(self->port, self->line, &self->seq));
+	ASSERT_EQ(1, wait_pri(self->port, RECORD_TIMEOUT_MS));
+	ASSERT_EQ(1, claim(self->port, &e, 1, LONG_LEASE_NS));
+	ASSERT_EQ(0, pthread_create(&p.thread, NULL, poller_run, &p));
+	while (!__atomic_load_n(&p.state, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	ASSERT_EQ(1, task_sleeping(p.tid, RECORD_TIMEOUT_MS));
+	before = task_field(p.tid, "status", "voluntary_ctxt_switches:");
+	ASSERT_LE(0, before);
+
+	word_store(self->lines, self->seq);
+	ASSERT_EQ((ssize_t)sizeof(r), read(self->port, &r, sizeof(r)));
+	EXPECT_EQ(self->seq, r.user_data);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
+	sleep_ms(WAIT_MS);
+	after = task_field(p.tid, "status", "voluntary_ctxt_switches:");
+	EXPECT_EQ(before, after);
+	EXPECT_EQ(1, __atomic_load_n(&p.state, __ATOMIC_ACQUIRE));
+
+	/* A record left queued is the poller's: it wakes. */
+	self->seq++;
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 1, self->seq,
+							POINT + 1, self->seq,
+							plan_poll())));
+	word_store(line_at(self->lines, 0) + 1, self->seq);
+	ASSERT_EQ(0, pthread_join(p.thread, NULL));
+	EXPECT_EQ(2, p.state);
+	EXPECT_TRUE(p.revents & POLLIN);
+	ASSERT_ONE_RECORD(self->port, r);
 	EXPECT_EQ(self->seq, r.user_data);
 }
 
