@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/sched/user.h>
 #include <linux/cred.h>
+#include <linux/workqueue.h>
 
 #ifdef GPUAR_HAVE_CONFTEST_H
 #include "conftest.h"
@@ -24,9 +25,23 @@
 /* In tree: the tree's own, current API. */
 #define GPUAR_HAVE_HRTIMER_SETUP 1
 #define GPUAR_HAVE_FREE_UID_EXPORT 1
+#define GPUAR_HAVE_SYSTEM_DFL_WQ 1
 #endif
 
 #include "compat_fence.h"
+
+/*
+ * The shared workqueue for work bound to no CPU: system_dfl_wq since
+ * 6.17, whose kernels from 7.2 warn when system_unbound_wq is used.
+ */
+static inline struct workqueue_struct *gpuar_unbound_wq(void)
+{
+#ifdef GPUAR_HAVE_SYSTEM_DFL_WQ
+	return system_dfl_wq;
+#else
+	return system_unbound_wq;
+#endif
+}
 
 /* pin_user_pages() lost its vmas argument in 6.5. */
 static inline long gpuar_pin_user_pages(unsigned long start,

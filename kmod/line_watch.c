@@ -121,7 +121,7 @@ static bool gpuar_line_invalidate(struct mmu_interval_notifier *mni,
 			died = true;
 			break;
 		case GPUAR_LINE_UNCLEAR:
-			queue_work(system_unbound_wq, &line->verify);
+			queue_work(gpuar_unbound_wq(), &line->verify);
 			break;
 		case GPUAR_LINE_KEPT:
 			break;
@@ -183,7 +183,7 @@ static void gpuar_line_verify(struct work_struct *work)
 	if (line->state == GPUAR_LINE_LIVE) {
 		if (mmu_interval_read_retry(&line->watch, seq)) {
 			/* Changed again while we looked: look again. */
-			queue_work(system_unbound_wq, &line->verify);
+			queue_work(gpuar_unbound_wq(), &line->verify);
 		} else if (!mapped) {
 			gpuar_line_die_locked(line);
 			died = true;
@@ -224,7 +224,7 @@ void gpuar_line_watch_arm_locked(struct gpuar_port *port,
 {
 	lockdep_assert_held(&port->lock);
 	if (mmu_interval_read_retry(&line->watch, seq))
-		queue_work(system_unbound_wq, &line->verify);
+		queue_work(gpuar_unbound_wq(), &line->verify);
 }
 
 /* @line is LEAVING: no callback or work queues the work any more. */
