@@ -25,6 +25,9 @@ static void word_end(struct uport *u, struct uwait *w, u64 value)
 	gpuar_word_record(&w->ws, &rec, w->user_data, w->point, value);
 	if (w->pt && rec.outcome < GPUAR_OUTCOME_COUNT)
 		w->pt->outcomes[rec.outcome]++;
+	if (w->pt)
+		gpuar_est_entry_release(w->pt);
+	w->pt = NULL;
 	w->line->pending--;
 	uport_enqueue(u, &rec);
 	uport_wait_release(u, w);
@@ -89,16 +92,29 @@ void uport_process_locked(struct uport *u, bool woken)
  * Is @i the first entry of the batch at a point the table lacks? (The
  * batch is refused whole if its new points do not fit.)
  */
-static bool new_point(struct uport *u, const struct gpuar_word_wait *waits,
-		      u32 i)
+/*
+ * Take each entry's estimator point, held so that no later new point
+ * evicts it while its wait is pending (a full table gives up its least
+ * recently used idle point, as the module's port does). False, with
+ * nothing held, when every point of a full table is held.
+ */
+static bool take_points(struct uport *u, const struct gpuar_word_wait *waits,
+			u32 count)
 {
-	u32 j;
+	struct gpuar_est_entry *e;
+	u32 i, j;
 
-	if (gpuar_est_table_find(&u->tab, waits[i].point))
-		return false;
-	for (j = 0; j < i; j++)
-		if (waits[j].point == waits[i].point)
+	for (i = 0; i < count; i++) {
+		e = gpuar_word_point(&u->tab, waits[i].point, &waits[i].plan);
+		if (!e) {
+			for (j = 0; j < i; j++)
+				gpuar_est_entry_release(
+					gpuar_est_table_find(&u->tab,
+							     waits[j].point));
 			return false;
+		}
+		gpuar_est_entry_hold(&u->tab, e);
+	}
 	return true;
 }
 
@@ -130,7 +146,8 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	w->line = uport_line_find(u, in->line);
 	w->word = &w->line->words[in->slot];
 	w->target = in->target;
-	w->pt = gpuar_word_point(&u->tab, in->point, &in->plan);
+	/* Held since take_points(), released when the wait ends. */
+	w->pt = gpuar_est_table_find(&u->tab, in->point);
 	w->line->pending++;
 	seen = gpuar_word_load(w->word);
 	w->seen = seen;
@@ -151,8 +168,8 @@ static int u_submit_word(struct gpuar_port *port,
 			 u32 *error_index)
 {
 	struct uport *u = uport_of(port);
-	u32 i, new_points = 0;
 	int ret = 0;
+	u32 i;
 	u64 now;
 
 	if (count > u->max_waits) {
@@ -168,15 +185,13 @@ static int u_submit_word(struct gpuar_port *port,
 			*error_index = i;
 			goto out;
 		}
-		if (new_point(u, waits, i))
-			new_points++;
 	}
 	/*
 	 * As the module: the limits refuse the batch as a whole (error_index
 	 * = count), and only once every entry has been found valid.
 	 */
-	if (u->tab.used + new_points > u->tab.limit ||
-	    (u64)u->npend + u->qlen + count > u->max_waits) {
+	if ((u64)u->npend + u->qlen + count > u->max_waits ||
+	    !take_points(u, waits, count)) {
 		ret = -ENOSPC;
 		*error_index = count;
 		goto out;
@@ -404,6 +419,7 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	}
 	uport_waits_init(u);
 	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
+	gpuar_est_table_evict_idle(&u->tab);
 	gpuar_wakelat_init(&u->wakelat);
 	/* Every fd close-on-exec; gpuar_port_open() makes the port fd follow opts. */
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -64,6 +64,7 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 	w->poll_interval_ns = o.poll_interval_ns ? o.poll_interval_ns :
 			      GPUAR_DEFAULT_POLL_INTERVAL_US * GPUAR_NSEC_PER_USEC;
 	gpuar_est_table_init(&w->tab, w->slots, cap, o.max_points);
+	gpuar_est_table_evict_idle(&w->tab);
 	pthread_mutex_init(&w->lock, NULL);
 	*out = w;
 	return 0;
@@ -202,21 +203,22 @@ static bool wait_interrupted(struct gpuar_waiter *w, int *fd)
 	return *fd >= 0 && gpuar_interrupt_fd_set(*fd);
 }
 
-GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
-			    const struct gpuar_src *src,
-			    const struct gpuar_plan *plan, uint64_t point,
-			    uint64_t user_data, struct gpuar_record *rec,
-			    struct gpuar_error *diag)
+/*
+ * The wait proper, on its point @e (held: no other wait's new point can
+ * evict it meanwhile); @rec has its identity and start @start.
+ */
+static int wait_on_point(struct gpuar_waiter *w, const struct gpuar_src *src,
+			 const struct gpuar_plan *plan,
+			 struct gpuar_est_entry *e, u64 start,
+			 struct gpuar_record *rec, struct gpuar_error *diag)
 {
-	const struct gpuar_clock *c;
-	struct gpuar_est_entry *e;
+	const struct gpuar_clock *c = w->clock;
 	struct gpuar_word_state ws;
-	enum gpuar_plan_fault fault;
 	uint64_t value = 0;
-	u64 start, next_status = 0;
+	u64 next_status = 0;
 	/* The driver never times out: its backstop is the status query. */
 	struct gpuar_word_cfg cfg = {
-		.poll_interval_ns = w ? w->poll_interval_ns : 0,
+		.poll_interval_ns = w->poll_interval_ns,
 		.floor_ns = GPUAR_WAITER_CHECK_FLOOR_NS,
 		.backstop_ns = GPUAR_DEFAULT_BACKSTOP_US * GPUAR_NSEC_PER_USEC,
 	};
@@ -224,38 +226,6 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	bool done;
 	int r;
 
-	gpuar_diag_clear(diag);
-	if (!w || !src || !src->ops || !src->ops->check || !plan || !rec) {
-		const char *args[2] = { "wait", "waiter, source (with check), plan and record are required" };
-
-		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
-	}
-	fault = gpuar_plan_check(plan);
-	if (fault != GPUAR_PLAN_OK) {
-		char label[GPUAR_PLAN_LABEL_MAX];
-		const char *args[3] = { label, gpuar_plan_fault_str(fault), "0" };
-
-		gpuar_plan_label(plan, label, sizeof(label));
-		return gpuar_diag_set(diag, GPUAR_E_INVALID_PLAN, EINVAL, args, 3);
-	}
-	c = w->clock;
-	memset(rec, 0, sizeof(*rec));
-	start = now_of(c);
-	rec->user_data = user_data;
-	rec->start_ns = start;
-	rec->point = point;
-	rec->version = GPUAR_RECORD_VERSION_1;
-	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
-			GPUAR_SOURCE_WORD;
-	pthread_mutex_lock(&w->lock);
-	w->st.waits++;
-	e = gpuar_word_point(&w->tab, point, plan);
-	pthread_mutex_unlock(&w->lock);
-	if (!e) {
-		const char *args[2] = { "point", "the waiter's point limit is reached" };
-
-		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, ENOSPC, args, 2);
-	}
 	memset(&ws, 0, sizeof(ws));
 	if (plan->park == GPUAR_PARK_BLOCK) {
 		r = wait_block(w, src, &ws, rec, diag);
@@ -305,13 +275,68 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 			return source_error(w, rec, r, "check", diag);
 		done = stepped(w, &ws, e, now_of(c), r > 0);
 	}
-	gpuar_word_record(&ws, rec, user_data, point, value);
+	gpuar_word_record(&ws, rec, rec->user_data, rec->point, value);
 	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
 		      GPUAR_SOURCE_WORD;
 	pthread_mutex_lock(&w->lock);
 	w->st.outcomes[ws.outcome]++;
 	pthread_mutex_unlock(&w->lock);
 	return 0;
+}
+
+GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
+			    const struct gpuar_src *src,
+			    const struct gpuar_plan *plan, uint64_t point,
+			    uint64_t user_data, struct gpuar_record *rec,
+			    struct gpuar_error *diag)
+{
+	struct gpuar_est_entry *e;
+	enum gpuar_plan_fault fault;
+	u64 start;
+	int r;
+
+	gpuar_diag_clear(diag);
+	if (!w || !src || !src->ops || !src->ops->check || !plan || !rec) {
+		const char *args[2] = { "wait", "waiter, source (with check), plan and record are required" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	fault = gpuar_plan_check(plan);
+	if (fault != GPUAR_PLAN_OK) {
+		char label[GPUAR_PLAN_LABEL_MAX];
+		const char *args[3] = { label, gpuar_plan_fault_str(fault), "0" };
+
+		gpuar_plan_label(plan, label, sizeof(label));
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_PLAN, EINVAL, args, 3);
+	}
+	memset(rec, 0, sizeof(*rec));
+	start = now_of(w->clock);
+	rec->user_data = user_data;
+	rec->start_ns = start;
+	rec->point = point;
+	rec->version = GPUAR_RECORD_VERSION_1;
+	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
+			GPUAR_SOURCE_WORD;
+	/*
+	 * A full table gives its least recently used idle point to a new one
+	 * (as the module's port); the waits in progress hold theirs.
+	 */
+	pthread_mutex_lock(&w->lock);
+	w->st.waits++;
+	e = gpuar_word_point(&w->tab, point, plan);
+	if (e)
+		gpuar_est_entry_hold(&w->tab, e);
+	pthread_mutex_unlock(&w->lock);
+	if (!e) {
+		const char *args[2] = { "point", "every point of the waiter's full table is in a wait" };
+
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, ENOSPC, args, 2);
+	}
+	r = wait_on_point(w, src, plan, e, start, rec, diag);
+	pthread_mutex_lock(&w->lock);
+	gpuar_est_entry_release(e);
+	pthread_mutex_unlock(&w->lock);
+	return r;
 }
 
 GPUAR_EXPORT void gpuar_waiter_stats(struct gpuar_waiter *w,

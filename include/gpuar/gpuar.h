@@ -236,7 +236,9 @@ struct gpuar_port_options {
 					 * with backstop_us=0 (1 s; 1 us..1 s) */
 	/* Limits, user engine only, as the module's parameters too. */
 	uint32_t max_lines;		/* (64; 1..65536) */
-	uint32_t max_points;		/* estimator points (64; 1..4096) */
+	uint32_t max_points;		/* estimator points (64; 1..4096); a
+					 * full table gives its least recently
+					 * used idle point to a new one */
 	/*
 	 * Busy-read (user engine; the kernel engine's budget is the module's
 	 * busy_read_us parameter): the most time one blocking gpuar_reap()
@@ -514,7 +516,9 @@ int gpuar_reap_interruptible(struct gpuar_port *port,
  * point call). Set ->size to sizeof() the struct (0 means its v1 size,
  * GPUAR_*_STATS_SIZE_VER1): the library writes what the caller's size has
  * room for, zeroes fields it does not know, and leaves ->size as it was.
- * Errors: -ENOENT for a point never used, -EINVAL for a size below v1.
+ * Errors: -ENOENT for a point never used (or forgotten: a full table gives
+ * its least recently used idle point to a new one), -EINVAL for a size
+ * below v1.
  * Thread-safe.
  */
 int gpuar_port_stats(struct gpuar_port *port, struct gpuar_port_stats *stats);

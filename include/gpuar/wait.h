@@ -34,7 +34,8 @@ struct gpuar_error;
 /* Sized and reserved as struct gpuar_port_options (<gpuar/gpuar.h>). */
 struct gpuar_waiter_options {
 	uint32_t size;				/* 0 or sizeof(struct gpuar_waiter_options) */
-	uint32_t max_points;			/* 0: 1024 */
+	uint32_t max_points;			/* 0: 1024; full, the least recently
+						 * used idle point gives way */
 	const struct gpuar_clock *clock;	/* NULL: gpuar_clock_monotonic() */
 	uint64_t poll_interval_ns;		/* "poll" plans; 0: 50 us (floor 1 us) */
 	uint32_t reserved[12];			/* must be zero */
@@ -75,8 +76,9 @@ void gpuar_waiter_free(struct gpuar_waiter *waiter);
  *
  * Errors: -EINVAL + GPUAR_E_INVALID_PLAN (plan fails validation),
  * -EOPNOTSUPP (block plan on a source without a blocking wait), -ENOSPC
- * (point limit), or the source's negative error with GPUAR_E_BACKEND;
- * then rec->status holds the error and rec->outcome is 0.
+ * (a new point, every point of the full table in a wait), or the
+ * source's negative error with GPUAR_E_BACKEND; then rec->status holds
+ * the error and rec->outcome is 0.
  *
  * Thread-safe: several threads may wait through one waiter at once (the
  * estimator table has a lock; waits at one point then share it).

@@ -190,6 +190,75 @@ START_TEST(limits_come_after_every_entry)
 }
 END_TEST
 
+/* A wait at @point on slot @slot of @l, target 1, user data @ud. */
+static struct gpuar_word_wait at_point(struct gpuar_line *l, uint32_t slot,
+				       uint64_t ud, uint64_t point)
+{
+	struct gpuar_word_wait w = word_wait(l, slot, 1, ud, POLL);
+
+	w.point = point;
+	return w;
+}
+
+static int point_known(struct gpuar_port *p, uint64_t point)
+{
+	struct gpuar_point_stats ps = { .size = sizeof(ps), .point = point };
+
+	return gpuar_point_stats(p, &ps);
+}
+
+/*
+ * A full point table gives its least recently taken idle point to a new
+ * one, which forgets the old one's samples; a point that a pending wait
+ * holds is never given up, so a new point that finds every one held is
+ * -ENOSPC (error_index = count), and nothing is evicted for it.
+ */
+START_TEST(an_idle_point_gives_way_a_held_one_never)
+{
+	struct gpuar_port_options o = { .max_points = 2 };
+	struct gpuar_port *p = open_opts(&o);
+	struct gpuar_word_wait w;
+	struct gpuar_line *l;
+	uint64_t *word;
+	uint32_t idx;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	word = gpuar_line_words(l);
+	word[0] = 1;
+	/* 300 ends at once and is idle; 301 is held by a pending wait. */
+	w = at_point(l, 0, 1, 300);
+	submit1(p, &w);
+	ck_assert_uint_eq(reap1(p, 1000 * MS).user_data, 1);
+	w = at_point(l, 1, 2, 301);
+	submit1(p, &w);
+	/* 302: the table is full, 300 is idle and gives way. */
+	w = at_point(l, 0, 3, 302);
+	submit1(p, &w);
+	ck_assert_uint_eq(reap1(p, 1000 * MS).user_data, 3);
+	ck_assert_int_eq(point_known(p, 300), -ENOENT);
+	ck_assert_int_eq(point_known(p, 301), 0);
+	ck_assert_int_eq(point_known(p, 302), 0);
+	/* 302 held too: 303 finds every point held, and evicts nothing. */
+	w = at_point(l, 2, 4, 302);
+	submit1(p, &w);
+	w = at_point(l, 0, 5, 303);
+	ck_assert_int_eq(gpuar_submit_word_waits(p, &w, 1, &idx), -ENOSPC);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_int_eq(point_known(p, 301), 0);
+	ck_assert_int_eq(point_known(p, 302), 0);
+	/* 301's wait ends: 301 is idle now, and gives way to 303. */
+	word[1] = 1;
+	ck_assert_uint_eq(reap1(p, 1000 * MS).user_data, 2);
+	submit1(p, &w);
+	ck_assert_uint_eq(reap1(p, 1000 * MS).user_data, 5);
+	ck_assert_int_eq(point_known(p, 301), -ENOENT);
+	ck_assert_int_eq(point_known(p, 303), 0);
+	word[2] = 1;
+	ck_assert_uint_eq(reap1(p, 1000 * MS).user_data, 4);
+	gpuar_port_close(p);
+}
+END_TEST
+
 /* A fence entry's own fields come before its fd. */
 START_TEST(a_fence_entry_fault_comes_before_its_fd)
 {
@@ -437,6 +506,7 @@ int main(void)
 	tcase_add_loop_test(err, the_first_bad_entry_is_named, 0, 5);
 	tcase_add_test(err, a_batch_over_the_wait_limit_is_e2big_first);
 	tcase_add_test(err, limits_come_after_every_entry);
+	tcase_add_test(err, an_idle_point_gives_way_a_held_one_never);
 	tcase_add_test(err, a_fence_entry_fault_comes_before_its_fd);
 	suite_add_tcase(s, err);
 	tcase_set_timeout(out, 30);

@@ -338,21 +338,63 @@ START_TEST(interrupt_ends_a_wait)
 }
 END_TEST
 
-START_TEST(point_limit_is_enospc)
+/* A wait at point 2 on a word that another thread stores later. */
+struct held_wait {
+	struct gpuar_waiter *w;
+	uint64_t word;
+	int ret;
+};
+
+static void *held_wait_run(void *arg)
+{
+	struct held_wait *h = arg;
+	struct gpuar_plan plan = plan_of("poll");
+	struct gpuar_word_source src;
+	struct gpuar_record rec;
+
+	h->ret = gpuar_wait(h->w, gpuar_word_source_init(&src, &h->word, 1),
+			    &plan, 2, 0, &rec, NULL);
+	return NULL;
+}
+
+/*
+ * A full point table gives its least recently taken idle point to a new
+ * one, which forgets it (no prediction is left); a point that a wait in
+ * progress holds is never given up, so a new point then is -ENOSPC.
+ */
+START_TEST(idle_point_gives_way_held_one_is_enospc)
 {
 	struct gpuar_waiter_options o = { .max_points = 1 };
 	struct gpuar_plan plan = plan_of("poll");
+	struct held_wait h = { .word = 0 };
+	struct gpuar_waiter_stats st;
 	struct gpuar_word_source ws;
-	struct gpuar_waiter *w;
 	struct gpuar_record rec;
 	uint64_t word = 1;
+	pthread_t th;
 
-	ck_assert_int_eq(gpuar_waiter_new(&w, &o, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_new(&h.w, &o, NULL), 0);
 	gpuar_word_source_init(&ws, &word, 1);
-	ck_assert_int_eq(gpuar_wait(w, &ws.source, &plan, 1, 0, &rec, NULL), 0);
-	ck_assert_int_eq(gpuar_wait(w, &ws.source, &plan, 2, 0, &rec, NULL), -ENOSPC);
-	ck_assert_int_eq(gpuar_waiter_prediction(w, 3, NULL), -ENOENT);
-	gpuar_waiter_free(w);
+	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 1, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 2, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 1, NULL), -ENOENT);
+	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 2, NULL), 0);
+
+	/* Point 2 held by a wait in another thread: point 3 finds no room. */
+	ck_assert_int_eq(pthread_create(&th, NULL, held_wait_run, &h), 0);
+	do {
+		usleep(1000);
+		gpuar_waiter_stats(h.w, &st);
+	} while (st.waits < 3);
+	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 3, 0, &rec, NULL), -ENOSPC);
+	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 2, NULL), 0);
+	__atomic_store_n(&h.word, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(h.ret, 0);
+	/* Its wait over, point 2 is idle and gives way. */
+	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 3, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 2, NULL), -ENOENT);
+	gpuar_waiter_free(h.w);
 }
 END_TEST
 
@@ -467,7 +509,7 @@ int main(void)
 	tcase_add_test(v, status_error_ends_the_wait);
 	tcase_add_test(v, check_error_ends_the_wait);
 	tcase_add_test(v, bad_plans_and_arguments_are_refused);
-	tcase_add_test(v, point_limit_is_enospc);
+	tcase_add_test(v, idle_point_gives_way_held_one_is_enospc);
 	tcase_add_test(v, vclock_applies_stores_in_time_order);
 	suite_add_tcase(s, v);
 	tcase_set_timeout(r, 30);
