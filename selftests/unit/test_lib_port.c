@@ -1251,13 +1251,17 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("lib_port");
-	TCase *open = tcase_create("open"), *t = tcase_create("port");
 	struct unit_skips skips = { 0 };
+	TCase *open, *t;
+	Suite *s;
 	int ret;
 
+	/* The exec'd child of exec_child_fds: before the suite's allocations. */
 	if (getenv("GPUAR_TEST_REPORT_FDS"))
 		return report_fds();
+	s = suite_create("lib_port");
+	open = tcase_create("open");
+	t = tcase_create("port");
 	if (test_engine() != GPUAR_ENGINE_USER)
 		kparams_save();
 	tcase_add_test(open, open_user_engine_reports_user);
