@@ -192,12 +192,18 @@ static void *device_run(void *arg)
 	return NULL;
 }
 
+/*
+ * The next user_data for port @p. The values wrap at MAX_IDS (a fast
+ * kernel hands that many out in about a quarter of an hour), skipping 0
+ * and any still committed and unread, whose record is yet to come.
+ */
 static __u64 fresh_id(int p)
 {
-	__u64 id = next_id++ % MAX_IDS;
+	__u64 id;
 
-	if (!id)
+	do
 		id = next_id++ % MAX_IDS;
+	while (!id || state[id] == 1);
 	state[id] = 0;
 	owner[id] = (signed char)p;
 	return id;
