@@ -188,8 +188,13 @@ def test_ctrl_c_interrupts_a_loop_awaiting_a_wait():
             sys.exit(3)
     """)
     env = dict(os.environ, PYTHONPATH=str(TESTS.parent))
+    # As a terminal's program gets it: a suite started in the background
+    # (nohup, `&` without job control) ignores SIGINT, the child would
+    # inherit that, and Python then leaves Ctrl-C ignored.
     child = subprocess.Popen([sys.executable, "-c", script], env=env,
-                             stdout=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                              signal.SIG_DFL))
     assert child.stdout.readline().strip() == "waiting"
     time.sleep(0.05)
     child.send_signal(signal.SIGINT)
