@@ -23,11 +23,12 @@ static void word_end(struct uport *u, struct uwait *w, u64 value)
 	struct gpuar_record rec;
 
 	gpuar_word_record(&w->ws, &rec, w->user_data, w->point, value);
-	if (w->pt && rec.outcome < GPUAR_OUTCOME_COUNT)
-		w->pt->outcomes[rec.outcome]++;
-	if (w->pt)
-		gpuar_est_entry_release(w->pt);
-	w->pt = NULL;
+	if (w->pt) {
+		if (rec.outcome < GPUAR_OUTCOME_COUNT)
+			w->pt->outcomes[rec.outcome]++;
+		gpuar_est_entry_release(w->pt);	/* held since take_points() */
+		w->pt = NULL;
+	}
 	w->line->pending--;
 	uport_enqueue(u, &rec);
 	uport_wait_release(u, w);
@@ -88,10 +89,6 @@ void uport_process_locked(struct uport *u, bool woken)
 	uport_sync_eventfd(u);
 }
 
-/*
- * Is @i the first entry of the batch at a point the table lacks? (The
- * batch is refused whole if its new points do not fit.)
- */
 /*
  * Take each entry's estimator point, held so that no later new point
  * evicts it while its wait is pending (a full table gives up its least

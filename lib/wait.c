@@ -205,12 +205,12 @@ static bool wait_interrupted(struct gpuar_waiter *w, int *fd)
 
 /*
  * The wait proper, on its point @e (held: no other wait's new point can
- * evict it meanwhile); @rec has its identity and start @start.
+ * evict it meanwhile); @rec has its identity and start already.
  */
 static int wait_on_point(struct gpuar_waiter *w, const struct gpuar_src *src,
 			 const struct gpuar_plan *plan,
-			 struct gpuar_est_entry *e, u64 start,
-			 struct gpuar_record *rec, struct gpuar_error *diag)
+			 struct gpuar_est_entry *e, struct gpuar_record *rec,
+			 struct gpuar_error *diag)
 {
 	const struct gpuar_clock *c = w->clock;
 	struct gpuar_word_state ws;
@@ -241,8 +241,8 @@ static int wait_on_point(struct gpuar_waiter *w, const struct gpuar_src *src,
 	if (r < 0)
 		return source_error(w, rec, r, "check", diag);
 	pthread_mutex_lock(&w->lock);
-	done = gpuar_word_begin(&ws, plan, &e->est, start, false, now_of(c),
-				r > 0, &cfg);
+	done = gpuar_word_begin(&ws, plan, &e->est, rec->start_ns, false,
+				now_of(c), r > 0, &cfg);
 	if (done)
 		e->outcomes[ws.outcome]++;
 	pthread_mutex_unlock(&w->lock);
@@ -292,7 +292,6 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 {
 	struct gpuar_est_entry *e;
 	enum gpuar_plan_fault fault;
-	u64 start;
 	int r;
 
 	gpuar_diag_clear(diag);
@@ -310,9 +309,8 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_PLAN, EINVAL, args, 3);
 	}
 	memset(rec, 0, sizeof(*rec));
-	start = now_of(w->clock);
 	rec->user_data = user_data;
-	rec->start_ns = start;
+	rec->start_ns = now_of(w->clock);
 	rec->point = point;
 	rec->version = GPUAR_RECORD_VERSION_1;
 	rec->source = (src->ops->fd && !src->ops->word) ? GPUAR_SOURCE_FENCE :
@@ -332,7 +330,7 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, ENOSPC, args, 2);
 	}
-	r = wait_on_point(w, src, plan, e, start, rec, diag);
+	r = wait_on_point(w, src, plan, e, rec, diag);
 	pthread_mutex_lock(&w->lock);
 	gpuar_est_entry_release(e);
 	pthread_mutex_unlock(&w->lock);
