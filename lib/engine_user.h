@@ -217,6 +217,7 @@ bool uport_queued_completion(const struct uport *u, u64 user_data);
 /* user_timer.c (lock held) */
 void uport_arm_timer(struct uport *u, bool lazy);
 void uport_drain_timer(struct uport *u, u64 now, bool woken);
+void uport_settle_timer(struct uport *u, u64 now);
 
 /* user_lines.c (lock held) */
 int uport_line_register(struct gpuar_port *port, struct gpuar_line *line);

@@ -340,11 +340,23 @@ int uport_reap(struct gpuar_port *port, struct gpuar_record *records,
 	 * none: a caller that reaps late (a busy event loop, a non-blocking
 	 * reap) would count its own lateness, which would make blocked
 	 * reapers wake, and spin, earlier than they need.
+	 *
+	 * A pass that is not a wake-up arms the timer lazily and, if it
+	 * comes back with records, makes no system call for the timer: an
+	 * event loop that claimed and watched a wait (gpuar_imminent_serve)
+	 * or reaps what a check queued is on its way back with a record,
+	 * and re-arming the timerfd there put a timerfd_settime (about 20 us
+	 * in a TCG guest) between the record and its caller. What that
+	 * leaves (an expiry undrained, one armed earlier than needed) costs
+	 * at most a spurious readiness, and the next pass that finds no
+	 * record settles the timer exactly before anyone sleeps on it.
 	 */
 	for (;;) {
 		pthread_mutex_lock(&u->lock);
-		uport_run_locked(u, woken, false);
+		uport_run_locked(u, woken, !woken);
 		n = uport_pop(u, records, max);
+		if (!n && !woken)
+			uport_settle_timer(u, gpuar_now_ns());
 		pthread_mutex_unlock(&u->lock);
 		woken = false;
 		if (n)

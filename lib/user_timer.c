@@ -85,3 +85,14 @@ void uport_drain_timer(struct uport *u, u64 now, bool woken)
 		u->armed_ns = 0;
 	}
 }
+
+/*
+ * After a lazy run (uport_run_locked with @lazy_arm): drain an expiry it
+ * left, with no latency sample (the run was not a wake-up), and arm the
+ * timer exactly, as a run that is not lazy leaves it.
+ */
+void uport_settle_timer(struct uport *u, u64 now)
+{
+	uport_drain_timer(u, now, false);
+	uport_arm_timer(u, false);
+}

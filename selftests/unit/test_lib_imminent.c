@@ -285,6 +285,65 @@ START_TEST(a_claimed_word_that_moved_is_checked_at_once)
 }
 END_TEST
 
+/*
+ * A reap on its way back with a record makes no system call for the
+ * timer: it may leave an expiry undrained, or armed for a wait that is
+ * gone (a claimed wait's lease end), which costs at most a spurious
+ * readiness. The reap that then finds nothing settles the timer, so the
+ * fd of a port with nothing pending goes quiet instead of staying
+ * readable (an event loop would spin on it), and the next wait is still
+ * served. With and without imminent readiness: the record comes from a
+ * claim, or from the check the timer's expiry brought.
+ */
+static void reap_then_quiet(bool imminent)
+{
+	struct gpuar_port_options o = {
+		.engine = GPUAR_ENGINE_USER,
+		.flags = imminent ? GPUAR_PORT_IMMINENT : 0,
+		.busy_read_us = 20000,
+	};
+	struct gpuar_claim_entry e[1];
+	struct gpuar_record rec;
+	struct trained_port f;
+	int n = 0, spurious = 0;
+
+	trained_port_open(&f, &o, PLAN, 5);
+	trained_port_train(&f, TRAINING, WORK_NS);
+	if (imminent) {
+		trained_port_submit(&f, 0);
+		while ((n = gpuar_port_claim(f.port, e, 1, 50 * MS, NULL)) == 0)
+			ck_assert(fd_readable(f.port, 2000));
+		ck_assert_int_eq(n, 1);
+		__atomic_store_n(f.word, f.seq, __ATOMIC_RELEASE);
+		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+	} else {
+		trained_port_submit(&f, WORK_NS);
+		while (n != 1) {
+			ck_assert(fd_readable(f.port, 2000));
+			n = gpuar_reap(f.port, &rec, 1, 0);
+			ck_assert(n == 1 || n == -EAGAIN);
+		}
+	}
+	ck_assert_uint_eq(rec.user_data, f.seq);
+	/* A claim's lease ends about 50 ms after it: wait past that. */
+	while (fd_readable(f.port, 300)) {
+		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), -EAGAIN);
+		ck_assert_int_lt(++spurious, 3);
+	}
+	trained_port_submit(&f, WORK_NS);
+	rec = trained_port_reap(&f);
+	ck_assert_uint_eq(rec.user_data, f.seq);
+	ck_assert_uint_eq(rec.value, f.seq);
+	trained_port_close(&f);
+}
+
+START_TEST(a_reap_with_a_record_leaves_at_most_a_spurious_readiness)
+{
+	reap_then_quiet(false);
+	reap_then_quiet(true);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lib_imminent");
@@ -299,6 +358,7 @@ int main(void)
 	tcase_add_test(t, an_event_loop_gets_the_store_through_the_claim);
 	tcase_add_test(t, a_claim_names_the_wait_and_leases_it_once);
 	tcase_add_test(t, a_claimed_word_that_moved_is_checked_at_once);
+	tcase_add_test(t, a_reap_with_a_record_leaves_at_most_a_spurious_readiness);
 	suite_add_tcase(s, t);
 	return unit_run_tap(s, &skips);
 }
