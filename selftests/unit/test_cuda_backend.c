@@ -487,10 +487,14 @@ START_TEST(slow_driver_query_does_not_block_other_awaits)
 	struct cu_reaper r = { 0 };
 	struct cu_awaiter a = { .s = cu_stream_new(0) };
 	void *s = cu_stream_new(0);
+	uint64_t *gate = &gpuar_vendor_line_words(vline)[7];
 	pthread_t reaper, awaiter;
 	int i;
 
-	cu_work(s, 200 * MS);
+	/* The stream holds until the gate opens, so the reaper's first slice
+	 * runs out and it asks the stream however slow the machine (a timed
+	 * piece of work could finish before a slow reaper's slice did). */
+	ck_assert_int_eq(gpuar_cuda_stream_wait_word(vline, 7, s, 1, &vdiag), 0);
 	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 1, 100, NULL, &vdiag), 0);
 	SYM(fn_v_i, "gpuar_fake_cuda_hold_queries")(1);
 	ck_assert_int_eq(pthread_create(&reaper, NULL, cu_reap_in_thread, &r), 0);
@@ -502,6 +506,7 @@ START_TEST(slow_driver_query_does_not_block_other_awaits)
 		vt_sleep_ms(1);
 	ck_assert_msg(a.done, "an await waited for another thread's driver call");
 	SYM(fn_v_i, "gpuar_fake_cuda_hold_queries")(0);
+	__atomic_store_n(gate, 1, __ATOMIC_RELEASE);
 	pthread_join(awaiter, NULL);
 	pthread_join(reaper, NULL);
 	ck_assert_int_eq(a.rc, 0);
