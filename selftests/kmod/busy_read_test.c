@@ -8,9 +8,12 @@
  * Bounds are generous (TCG): CPU time below half the wait, not a latency.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
+
+#include "../../core/defaults.h"
 
 #include "device_thread.h"
 #include "port_harness.h"
@@ -209,6 +212,174 @@ TEST_F(port, blocked_reader_gets_timeout)
 	ASSERT_EQ((ssize_t)sizeof(rd.r), rd.ret);
 	EXPECT_EQ(GPUAR_OUTCOME_TIMEOUT, rd.r.outcome);
 	EXPECT_EQ(-ETIME, rd.r.status);
+}
+
+/*
+ * A busy reader that loses its CPU while it spins holds its wait for one
+ * lease at most (lease_us), not for its spin's budget: a SCHED_FIFO hog
+ * made runnable on the reader's CPU mid-spin takes that CPU for HOG_MS,
+ * the device stores meanwhile, and the port's timer, finding the lease
+ * run out, checks the word and queues the record (POLLIN, the lease
+ * counted as expired) while the hog still runs. The spin's budget is
+ * raised to its maximum (100 ms) for the case, so a hand-back that soon
+ * is the lease's doing: the reader itself sees the store, or its
+ * budget's end, only once it has its CPU back.
+ *
+ * The bounds are orderings and generous: the record was queued after the
+ * store, before the hog ended, and less than half the spin's budget into
+ * the hog (a lease of 200 us plus a TCG guest's timer lateness is far
+ * below either).
+ */
+#define HOG_MS 300
+#define SPIN_BOUND_NS (GPUAR_BUSY_READ_US_MAX * 1000ULL / 2)
+#define HOG_CPU 0
+#define OTHER_CPU 1
+
+struct hog {
+	int go[2];		/* a pipe: one byte starts the hog */
+	__u64 start_ns, end_ns;	/* set by the hog; 0 until then */
+};
+
+static void *hog_run(void *arg)
+{
+	struct hog *h = arg;
+	__u64 start, now;
+	char c;
+
+	if (read(h->go[0], &c, 1) != 1)
+		return NULL;
+	start = mono_ns();
+	__atomic_store_n(&h->start_ns, start, __ATOMIC_RELEASE);
+	do
+		now = mono_ns();
+	while (now - start < HOG_MS * 1000000ULL);
+	__atomic_store_n(&h->end_ns, now, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int start_on_cpu(pthread_t *t, int cpu, bool fifo,
+			void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!err && fifo) {
+		err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		if (!err)
+			err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		if (!err)
+			err = pthread_attr_setschedparam(&attr, &sp);
+	}
+	if (!err)
+		err = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+/* Poll the port's stats until the reader's spin has begun: 0, or -1. */
+static int await_spin(int port, __u64 checks_before)
+{
+	struct gpuar_port_stats st;
+	__u64 until = mono_ns() + RECORD_TIMEOUT_MS * 1000000ULL;
+
+	do {
+		if (port_stats(port, &st))
+			return -1;
+		if (st.busy_read_checks > checks_before)
+			return 0;
+	} while (mono_ns() < until);
+	return -1;
+}
+
+TEST_F_TIMEOUT(port, preempted_spinner_loses_its_wait_within_a_lease, 90)
+{
+	long long budget = t_param("busy_read_us");
+	struct gpuar_port_stats before, after;
+	struct hog h = { .go = { -1, -1 } };
+	pthread_t reader, hogger;
+	cpu_set_t self_cpu;
+	struct reader rd;
+	char max_budget[24];
+	__u64 seq = 0, stored = 0, readable = 0;
+	bool spinning = false, hog_started = false, reader_started = false;
+	int err;
+
+	if (budget <= 0)
+		SKIP(return, "busy reading is off (busy_read_us=%lld)", budget);
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= OTHER_CPU)
+		SKIP(return, "needs two CPUs: the hog's and the device's");
+	ASSERT_EQ(0, train_point(self->port, self->lines, self->line, POINT,
+				 &seq, 3, WAIT_MS));
+	CPU_ZERO(&self_cpu);
+	CPU_SET(OTHER_CPU, &self_cpu);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(self_cpu), &self_cpu));
+	ASSERT_EQ(0, pipe(h.go));
+	err = start_on_cpu(&hogger, HOG_CPU, true, hog_run, &h);
+	if (err == EPERM)
+		SKIP(return, "SCHED_FIFO refused: not privileged");
+	ASSERT_EQ(0, err);
+	hog_started = true;
+
+	snprintf(max_budget, sizeof(max_budget), "%d", GPUAR_BUSY_READ_US_MAX);
+	ASSERT_EQ(0, t_param_write("busy_read_us", max_budget));
+	ASSERT_EQ(0, port_stats(self->port, &before));
+	memset(&rd, 0, sizeof(rd));
+	rd.port = self->port;
+	++seq;
+	if (submit_word(self->port, word_wait(self->line, 0, seq, POINT, seq,
+					      plan_predict(8))) == 1 &&
+	    !start_on_cpu(&reader, HOG_CPU, false, reader_run, &rd)) {
+		reader_started = true;
+		spinning = !await_spin(self->port, before.busy_read_checks);
+	}
+	if (write(h.go[1], "g", 1) == 1) {
+		/* The device stores once the hog holds the reader's CPU. */
+		while (!__atomic_load_n(&h.start_ns, __ATOMIC_ACQUIRE))
+			sched_yield();
+		sleep_ms(2);
+		stored = mono_ns();
+		word_store(self->lines, seq);
+		if (fd_readable(self->port, RECORD_TIMEOUT_MS) == 1)
+			readable = mono_ns();
+	}
+	close(h.go[1]);
+	if (hog_started)
+		pthread_join(hogger, NULL);
+	if (reader_started)
+		pthread_join(reader, NULL);
+	close(h.go[0]);
+	snprintf(max_budget, sizeof(max_budget), "%lld", budget);
+	ASSERT_EQ(0, t_param_write("busy_read_us", max_budget));
+
+	ASSERT_TRUE(reader_started);
+	ASSERT_TRUE(spinning) {
+		TH_LOG("the reader never began to spin on the wait");
+	}
+	ASSERT_NE(0ULL, stored);
+	ASSERT_EQ((ssize_t)sizeof(rd.r), rd.ret);
+	EXPECT_EQ(seq, rd.r.user_data);
+	EXPECT_EQ(GPUAR_OUTCOME_EXACT, rd.r.outcome);
+	EXPECT_LE(stored, rd.r.complete_ns);
+	/*
+	 * Queued by the timer while the reader was off its CPU, and well
+	 * within the spin's budget from the hog's start: a lease as long as
+	 * the budget would have held the wait past this.
+	 */
+	EXPECT_LT(rd.r.complete_ns, h.start_ns + SPIN_BOUND_NS) {
+		TH_LOG("completed %lld us into the hog (stored %llu us into it)",
+		       (long long)(rd.r.complete_ns - h.start_ns) / 1000,
+		       (unsigned long long)(stored - h.start_ns) / 1000);
+	}
+	EXPECT_NE(0ULL, readable);
+	EXPECT_LT(readable, h.end_ns);
+	ASSERT_EQ(0, port_stats(self->port, &after));
+	EXPECT_LT(before.lease_expiries, after.lease_expiries);
 }
 
 TEST_HARNESS_MAIN
