@@ -158,6 +158,20 @@ int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns)
 	return claimed_wait(port, e, (u32)n, deadline_ns);
 }
 
+int gpuar_imminent_reap(struct gpuar_port *port, struct gpuar_record *records,
+			u32 max, u64 deadline_ns)
+{
+	int ret = port->ops->reap(port, records, max, 0, -1);
+
+	if (ret != -EAGAIN)
+		return ret;
+	ret = gpuar_imminent_serve(port, deadline_ns);
+	if (ret < 0)
+		return ret;
+	/* The module checks claimed waits on read: this one has theirs. */
+	return ret ? port->ops->reap(port, records, max, 0, -1) : -EAGAIN;
+}
+
 GPUAR_EXPORT bool gpuar_port_imminent(const struct gpuar_port *port)
 {
 	return port && __atomic_load_n(&port->imminent, __ATOMIC_RELAXED);

@@ -458,21 +458,12 @@ GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
 		return -EINTR;
 	if (!gpuar_port_imminent(port))
 		return port->ops->reap(port, records, max, timeout_ns, intr_fd);
-	/*
-	 * Records already queued come first, without a claim; else the
-	 * imminent waits are claimed and watched, and the reap that follows
-	 * has their records (the module checks claimed waits on read).
-	 */
-	deadline = gpuar_deadline_in(timeout_ns);
-	ret = port->ops->reap(port, records, max, 0, -1);
-	if (ret != -EAGAIN)
-		return ret;
 	/* A zero timeout still watches, for one lease: what it opted into. */
-	ret = gpuar_imminent_serve(port, timeout_ns == 0 ? GPUAR_U64_MAX : deadline);
-	if (ret < 0)
+	deadline = gpuar_deadline_in(timeout_ns);
+	ret = gpuar_imminent_reap(port, records, max,
+				  timeout_ns == 0 ? GPUAR_U64_MAX : deadline);
+	if (ret != -EAGAIN || timeout_ns == 0)
 		return ret;
-	if (ret > 0 || timeout_ns == 0)
-		return port->ops->reap(port, records, max, 0, -1);
 	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
 		return -EINTR;
 	if (deadline != GPUAR_U64_MAX) {

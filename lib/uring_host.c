@@ -16,10 +16,10 @@
  * Imminent readiness (GPUAR_PORT_IMMINENT) on the kernel engine: beside
  * the record read, a multishot IORING_OP_POLL_ADD on EPOLLPRI (Linux
  * 5.13), armed once. Its completion, at a predicted wait's early wake,
- * has the waiting thread claim the imminent waits and watch their words
- * (gpuar_imminent_serve); a non-blocking read then takes the records the
- * module finds on checking the claimed waits, into the stash, and the
- * wait returns them. Where no multishot read runs, the record read is a
+ * has the waiting thread reap as gpuar_reap() does (gpuar_imminent_reap):
+ * the records already queued, else claim the imminent waits, watch their
+ * words, and read the records the module finds on checking the claimed
+ * waits; into the stash, and the wait returns them. Where no multishot read runs, the record read is a
  * POLL_ADD for POLLIN and a non-blocking reap, as on the user engine,
  * not a one-shot IORING_OP_READ (see reap_polled). (The user engine's fd
  * turns readable at the early wake, and its gpuar_reap() claims.)
@@ -287,26 +287,29 @@ static void ms_complete(struct gpuar_uring_host *h, const struct io_uring_cqe *c
 }
 
 /*
- * EPOLLPRI: claim and watch the imminent waits, then read what the
- * module found into the stash, no more than the multishot read's share
- * of it leaves room for (see STASH_RECYCLE_MAX). Returns the records
- * stashed, or a negative errno.
+ * EPOLLPRI: the port's queued records, else claim and watch the imminent
+ * waits and read what the module found (gpuar_imminent_reap), into the
+ * stash, no more than the multishot read's share of it leaves room for
+ * (see STASH_RECYCLE_MAX). Returns the records stashed, or a negative
+ * errno. With no room the claim waits: the caller has records to hand
+ * out first.
  */
 static int pri_serve(struct gpuar_uring_host *h, u64 deadline)
 {
 	u32 room = h->stash_len < STASH_RECYCLE_MAX ?
 		   STASH_RECYCLE_MAX - h->stash_len : 0;
 	struct gpuar_record rec[GPUAR_BUSY_WAITS];
-	int hit, n, i;
+	int n, i;
 
 	h->st.imminent++;
-	hit = gpuar_imminent_serve(h->port, deadline);
-	if (hit <= 0 || !room)
-		return hit;
-	n = gpuar_reap(h->port, rec, room < GPUAR_BUSY_WAITS ? room :
-		       GPUAR_BUSY_WAITS, 0);
+	if (!room)
+		return 0;
+	n = gpuar_imminent_reap(h->port, rec, room < GPUAR_BUSY_WAITS ? room :
+				GPUAR_BUSY_WAITS, deadline);
 	if (n == -EAGAIN)
 		return 0;
+	if (n < 0)
+		return n;
 	for (i = 0; i < n; i++) {
 		h->stash[(h->stash_head + h->stash_len) % STASH_RECORDS] = rec[i];
 		h->stash_len++;

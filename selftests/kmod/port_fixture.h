@@ -440,4 +440,13 @@ static inline int t_param_write(const char *name, const char *value)
 	return err;
 }
 
+/* The same for a number. */
+static inline int t_param_set(const char *name, long long value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", value);
+	return t_param_write(name, buf);
+}
+
 #endif /* GPUAR_SELFTEST_PORT_FIXTURE_H */

@@ -32,23 +32,6 @@ struct storm {
 	__u64 *lines;
 };
 
-/* Write @value to module parameter @name; 0 or the write's errno. */
-static int param_set(const char *name, long long value)
-{
-	char path[128], buf[32];
-	int fd, n, err = 0;
-
-	snprintf(path, sizeof(path), "/sys/module/gpuar/parameters/%s", name);
-	n = snprintf(buf, sizeof(buf), "%lld", value);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	if (write(fd, buf, (size_t)n) != n)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 /*
  * @nports ports, each with @waits never-done park_us=0 waits on its own
  * line, submitted one at a time @gap_us apart so no two share a phase.
@@ -160,14 +143,14 @@ TEST(one_port_fires_at_most_once_per_floor)
 
 	ASSERT_LT(0, floor_us);
 	ASSERT_LT(0, budget);
-	ASSERT_EQ(0, param_set("check_floor_us", 1000));
-	ASSERT_EQ(0, param_set("check_budget", GPUAR_CHECK_BUDGET_MAX));
+	ASSERT_EQ(0, t_param_set("check_floor_us", 1000));
+	ASSERT_EQ(0, t_param_set("check_budget", GPUAR_CHECK_BUDGET_MAX));
 	ret = storm_start(&s, 1, SPACING_WAITS, 16);
 	if (!ret)
 		ret = storm_measure(&s, &a, &b, &dt);
 	storm_stop(&s);
-	param_set("check_floor_us", floor_us);
-	param_set("check_budget", budget);
+	t_param_set("check_floor_us", floor_us);
+	t_param_set("check_budget", budget);
 	ASSERT_EQ(0, ret);
 
 	/* Waits still pending: the storm lasted the whole interval. */
@@ -204,12 +187,12 @@ TEST(many_ports_fire_within_the_user_budget)
 	int ret;
 
 	ASSERT_LT(0, budget);
-	ASSERT_EQ(0, param_set("check_budget", rate));
+	ASSERT_EQ(0, t_param_set("check_budget", rate));
 	ret = storm_start(&s, STORM_PORTS, STORM_WAITS, 3);
 	if (!ret)
 		ret = storm_measure(&s, &a, &b, &dt);
 	storm_stop(&s);
-	param_set("check_budget", budget);
+	t_param_set("check_budget", budget);
 	ASSERT_EQ(0, ret);
 
 	EXPECT_LT(0ULL, b.pending);
@@ -246,7 +229,7 @@ TEST(stretched_waits_still_end_at_their_backstop)
 	int ret, i;
 
 	ASSERT_LT(0, budget);
-	ASSERT_EQ(0, param_set("check_budget", GPUAR_CHECK_BUDGET_MIN));
+	ASSERT_EQ(0, t_param_set("check_budget", GPUAR_CHECK_BUDGET_MIN));
 	ret = storm_start(&s, 4, STORM_WAITS, 3);
 	/* Backstops 1 s from submission; allow TCG its stalls. */
 	for (p = 0; !ret && p < s.nports; p++) {
@@ -261,7 +244,7 @@ TEST(stretched_waits_still_end_at_their_backstop)
 				ret = -1;
 	}
 	storm_stop(&s);
-	param_set("check_budget", budget);
+	t_param_set("check_budget", budget);
 	EXPECT_EQ(0, ret);
 }
 
