@@ -14,26 +14,42 @@
 #include <unistd.h>
 
 #define TRACEFS "/sys/kernel/tracing"
-#define TRACE_BUF (256 * 1024)
+#define TRACE_CHUNK (256 * 1024)
+#define TRACE_MAX (64 * 1024 * 1024)
 
-/* The trace buffer's text, NUL-terminated, in a malloc'd buffer. */
+/*
+ * The trace buffer's text, NUL-terminated, in a malloc'd buffer: all of
+ * it (up to TRACE_MAX), since the events a test looks for come last and
+ * a slow kernel's timer may have traced many checks before them.
+ */
 static inline char *read_trace(void)
 {
-	char *buf = calloc(1, TRACE_BUF + 1);
 	int fd = open(TRACEFS "/trace", O_RDONLY);
-	size_t len = 0;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
 	ssize_t n;
 
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return NULL;
-	}
-	while (len < TRACE_BUF &&
-	       (n = read(fd, buf + len, TRACE_BUF - len)) > 0)
-		len += n;
+	do {
+		if (cap - len < TRACE_CHUNK) {
+			char *more = cap + TRACE_CHUNK + 1 > TRACE_MAX ? NULL :
+				     realloc(buf, cap + TRACE_CHUNK + 1);
+
+			if (!more) {
+				free(buf);
+				close(fd);
+				return NULL;
+			}
+			buf = more;
+			cap += TRACE_CHUNK;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n > 0)
+			len += (size_t)n;
+	} while (n > 0);
 	close(fd);
+	buf[len] = '\0';
 	return buf;
 }
 
