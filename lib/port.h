@@ -98,9 +98,9 @@ int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns);
 /*
  * A non-blocking reap of an imminent port: the records already queued,
  * else the imminent waits served until @deadline_ns and the records that
- * found. Returns records, -EAGAIN when none, or a negative errno. Every
- * caller of an imminent port reaps through it (gpuar_reap, the io_uring
- * host at EPOLLPRI), so none spins on a claim while records wait.
+ * found. Returns records, -EAGAIN when none, or a negative errno. Both
+ * reapers of an imminent port use it (gpuar_reap, the io_uring host at
+ * EPOLLPRI), so neither spins on a claim while records wait.
  */
 int gpuar_imminent_reap(struct gpuar_port *port, struct gpuar_record *records,
 			u32 max, u64 deadline_ns);

@@ -19,10 +19,11 @@
  * has the waiting thread reap as gpuar_reap() does (gpuar_imminent_reap):
  * the records already queued, else claim the imminent waits, watch their
  * words, and read the records the module finds on checking the claimed
- * waits; into the stash, and the wait returns them. Where no multishot read runs, the record read is a
- * POLL_ADD for POLLIN and a non-blocking reap, as on the user engine,
- * not a one-shot IORING_OP_READ (see reap_polled). (The user engine's fd
- * turns readable at the early wake, and its gpuar_reap() claims.)
+ * waits; into the stash, and the wait returns them. Where no multishot
+ * read runs, the record read is a POLL_ADD for POLLIN and a non-blocking
+ * reap, as on the user engine, not a one-shot IORING_OP_READ (see
+ * reap_polled). (The user engine's fd turns readable at the early wake,
+ * and its gpuar_reap() claims.)
  */
 #include "port.h"
 #include "defaults.h"

@@ -14,7 +14,6 @@
  * measured interval against the bound for that interval. The parameters
  * are set so that the bound is far below what the waits would ask for.
  */
-#include <fcntl.h>
 
 #include "kselftest_harness.h"
 
