@@ -122,6 +122,26 @@ $tail_ok"
 expect "a guest that never finishes fails" 1 "vm k: 2 passed, 1 failed" <<<"$head_ok
 $two_pass"
 
+# A boot that dies before any test: status 3, which vm-check retries once.
+expect "a guest that dies at boot is told apart (3)" 3 "vm k: 0 passed, 1 failed" <<<"gpuar-vm: kernel 7.x name=k
+[    3.100000] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    3.100100] RIP: 0010:sched_clock_cpu+0x5/0x1a0
+[    3.100200] Kernel panic - not syncing: Fatal exception in interrupt"
+
+expect "a boot killed by the timeout before any test is told apart (3)" 3 "vm k: 0 passed, 1 failed" 124 <<<"gpuar-vm: kernel 7.x name=k"
+
+expect "a panic after a test began stays a failure (1)" 1 "vm k: 0 passed, 2 failed" <<<"$head_ok
+gpuar-vm: test-begin a_test uptime=4.27
+TAP version 13
+1..2
+[    5.000000] Kernel panic - not syncing: Fatal exception"
+
+expect "a module that fails to load and a clean end is no boot death (1)" 1 "vm k: 0 passed, 1 failed" <<<"gpuar-vm: kernel 6.1 name=k
+[    2.000000] Oops: general protection fault
+gpuar-vm: FAIL insmod /lib/modules/gpuar.ko
+gpuar-vm: tests not run: a module failed to load
+$tail_ok"
+
 expect "a timeout fails" 1 "vm k: 2 passed, 1 failed" 124 <<<"$head_ok
 $two_pass
 $tail_ok"

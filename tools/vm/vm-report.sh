@@ -12,7 +12,10 @@
 #
 # Last line: "vm <kernel>: P passed, F failed" (test cases; a binary that
 # crashed, timed out or printed no plan counts its missing cases, or one,
-# as failed). Exit status 0 only when nothing failed.
+# as failed). Exit status 0 only when nothing failed; 3 when the guest died
+# before its first test began (no test-begin marker and no end of its
+# script: a boot that crashed, hung or was killed), which vm-check answers
+# by booting once more; 1 for every other failure.
 set -euo pipefail
 
 log=$1 tap=$2 name=$3 qemu_rc=${4:-0}
@@ -46,7 +49,7 @@ function close_binary(rc,    ok, missing) {
 /^gpuar-vm: done$/ { done = 1; next }
 /^gpuar-vm: modules loaded$/ { loaded = 1; next }
 /^gpuar-vm: FAIL / { problem("guest: " substr($0, 17)); next }
-/^gpuar-vm: test-begin / { inbin = 1; bin = $3; out = ""; plan = -1; npass = nfail = nskip = 0; next }
+/^gpuar-vm: test-begin / { began = 1; inbin = 1; bin = $3; out = ""; plan = -1; npass = nfail = nskip = 0; next }
 /^gpuar-vm: test-end / {
 	rc = $4; sub(/^rc=/, "", rc)
 	if (inbin) close_binary(rc + 0)
@@ -76,6 +79,8 @@ END {
 	if (!loaded) problem("guest: modules did not load, no test ran")
 	else if (nbin == 0) problem("guest: no test binary ran")
 	if (!done) problem("guest: never reached the end of its script (crash, panic or hang)")
+	early = !began && !done
+	if (early) problem("guest: died before its first test began")
 	printf "TAP version 13\n1..%d\n", nbin > tap
 	for (i = 1; i <= nbin; i++) {
 		split(results[i], f, " ")
@@ -87,5 +92,5 @@ END {
 	if (skip_total) printf "vm %s: %d skipped (counted as passed)\n", name, skip_total
 	if (np > 0 && fail_total == 0) fail_total = 1
 	printf "vm %s: %d passed, %d failed\n", name, pass_total, fail_total
-	exit np > 0
+	exit early ? 3 : np > 0
 }' "$log"
