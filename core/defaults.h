@@ -105,9 +105,11 @@
  * user's ports together. A timer firing costs at least one check. Past the
  * budget the checks are not refused, they come later: a firing that finds
  * the budget spent reserves the next check and is re-armed for when it is
- * earned, so a user's firings per second stay below the budget plus
- * GPUAR_CHECK_BURST_MS of it plus one reservation per port, however many
- * ports and waits the user has.
+ * earned, a port whose reservation paid its firing reserves its next one
+ * while the budget stays spent, and no port's timer is armed before its
+ * reservation, so a user's firings per second, not only its checks, stay
+ * below the budget plus GPUAR_CHECK_BURST_MS of it plus one firing per
+ * port, however many ports and waits the user has.
  */
 #ifndef GPUAR_DEFAULT_CHECK_BUDGET
 #define GPUAR_DEFAULT_CHECK_BUDGET 50000
@@ -115,7 +117,20 @@
 #define GPUAR_CHECK_BUDGET_MIN 100
 #define GPUAR_CHECK_BUDGET_MAX 10000000
 
-/* Unused budget a user keeps, in milliseconds of the budget. */
+/*
+ * Word checks the port timers of all users may make per second together:
+ * users are kuids, and one person with a range of subordinate uids (a user
+ * namespace) is thousands of users, each with a check_budget. A check is
+ * taken from the user's budget and from this one, or from neither. The
+ * default is four users at the default budget.
+ */
+#ifndef GPUAR_DEFAULT_CHECK_BUDGET_ALL
+#define GPUAR_DEFAULT_CHECK_BUDGET_ALL 200000
+#endif
+#define GPUAR_CHECK_BUDGET_ALL_MIN 1000
+#define GPUAR_CHECK_BUDGET_ALL_MAX 100000000
+
+/* Unused budget a user (and the machine) keeps, in ms of the budget. */
 #define GPUAR_CHECK_BURST_MS 10
 
 /*

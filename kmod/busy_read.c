@@ -207,6 +207,9 @@ static void gpuar_busy_record_wakelat(struct gpuar_port *port, u64 slept_at,
  * Block until a record is queued (0), @deadline_ns passes (-ETIME) or a
  * signal arrives (-ERESTARTSYS), busy-reading while the read's spin
  * budget lasts. @spun_ns carries the spin already spent in this call.
+ * A @deadline_ns past KTIME_MAX is no deadline (U64_MAX): the clock never
+ * gets there, and as a ktime_t it would be negative, a timer in the past
+ * that hrtimer_reprogram() warns about and that fires at once, forever.
  * @exclusive: a reader, which takes the record, so one record wakes one
  * such waiter (a reader that leaves records behind wakes the next one,
  * port.c); WAIT_READY takes nothing and is woken with the pollers.
@@ -227,6 +230,8 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
 	bool busy, sleeper;
 	int ret = 0;
 
+	if (deadline_ns > KTIME_MAX)
+		deadline_ns = U64_MAX;
 	for (;;) {
 		if (READ_ONCE(port->nqueued))
 			break;

@@ -115,11 +115,13 @@ static long gpuar_wait_end_user(struct gpuar_port *port, u64 user_data,
 	for (;;) {
 		w = gpuar_user_index_first(&port->pending_by_user, user_data,
 					   looked);
+		gpuar_wakes_hold_locked(port);
 		for (n = 0; w && n < GPUAR_END_CHUNK; n++, w = next) {
 			next = gpuar_user_index_next(w, looked);
 			ended += gpuar_wait_take_locked(port, w, now, fences);
 			found = true;
 		}
+		gpuar_wakes_release_locked(port);
 		if (!w)
 			break;
 		spin_unlock_irq(&port->lock);

@@ -15,6 +15,11 @@
  *
  * Only the port's own address space may claim: the entries name line
  * addresses, which mean nothing in another process that got the fd.
+ *
+ * Every walk here holds the port lock with interrupts off, so each is
+ * bounded: a claim looks at GPUAR_CLAIM_BATCH raised waits at most, and
+ * the read's check of the claimed waits goes through them a chunk per
+ * hold, rotating the ones not done to the back.
  */
 #include <linux/minmax.h>
 #include <linux/slab.h>
@@ -98,12 +103,24 @@ long gpuar_claim_ioctl(struct gpuar_port *port, void __user *uarg)
 	if (c.count > READ_ONCE(gpuar_max_waits))
 		return -E2BIG;
 
-	/* No more than are raised now: the rest could not be claimed. */
+	/*
+	 * No more than are raised now (the rest could not be claimed), and
+	 * no more than a chunk: each wait claimed is checked and leased with
+	 * interrupts off, as is each one a failed copy-out gives back.
+	 */
 	spin_lock_irq(&port->lock);
-	n = min(c.count, port->nraised);
+	n = min3(c.count, port->nraised, (u32)GPUAR_CLAIM_BATCH);
 	spin_unlock_irq(&port->lock);
 	if (!n)
 		return 0;
+	/*
+	 * Touch the destination before claiming: a faulting one costs the
+	 * caller EFAULT and nothing else, so the give-back below is for a
+	 * page another thread unmaps meanwhile, not a loop a caller can
+	 * drive.
+	 */
+	if (clear_user(u64_to_user_ptr(c.entries), (size_t)n * c.entry_size))
+		return -EFAULT;
 	e = kvmalloc_array(n, sizeof(*e), GFP_KERNEL_ACCOUNT);
 	waits = kvmalloc_array(n, sizeof(*waits), GFP_KERNEL_ACCOUNT);
 	if (!e || !waits) {
@@ -112,8 +129,10 @@ long gpuar_claim_ioctl(struct gpuar_port *port, void __user *uarg)
 	}
 
 	spin_lock_irq(&port->lock);
+	gpuar_wakes_hold_locked(port);
 	n = gpuar_word_claim_locked(port, waits, n,
 				    gpuar_claim_lease_ns(c.lease_ns));
+	gpuar_wakes_release_locked(port);
 	for (i = 0; i < n; i++)
 		gpuar_claim_entry_fill(&e[i], waits[i]);
 	spin_unlock_irq(&port->lock);
@@ -139,10 +158,13 @@ out:
 
 /*
  * Check the claimed waits whose words reached their targets (the claimer
- * saw them and reads now): each such wait ends, its record queued. At
- * most checks_per_fire words per call, with the lock held and
- * interrupts off; a claimed wait past them is still checked by the
- * timer when its lease runs out. A wait not done is left as it was.
+ * saw them and reads now): each such wait ends, its record queued. Every
+ * wait claimed when the call began is looked at once, GPUAR_COMMIT_CHUNK
+ * per hold of the lock with a preemption point between: a wait not done
+ * goes to the back of the list, so each hold starts with waits not yet
+ * looked at, and a slow wait claimed first hides no later one. A claim
+ * made meanwhile (another thread of the process) may be looked at
+ * instead of an older one, which the next read then checks.
  *
  * @quiet: the caller is a read that moves the records next, so those
  * queued here wake no one (a wake-up would only send every poller, an
@@ -152,26 +174,33 @@ out:
  */
 unsigned int gpuar_claimed_check(struct gpuar_port *port, bool quiet)
 {
-	unsigned int budget = max(1U, READ_ONCE(gpuar_checks_per_fire));
-	struct gpuar_wait *w, *tmp;
-	unsigned int queued;
+	unsigned int left, n, queued = 0;
+	struct gpuar_wait *w;
 	u64 now;
 
-	if (!READ_ONCE(port->nclaimed))
-		return 0;
-	spin_lock_irq(&port->lock);
-	port->quiet_reader = quiet;
-	now = gpuar_now_ns();
-	list_for_each_entry_safe(w, tmp, &port->claimed, inode) {
-		if (!budget--)
-			break;
-		if (gpuar_reached(gpuar_load_acquire(&w->line->words[w->slot]),
-				  w->target))
-			gpuar_word_check_locked(port, w, now, true);
+	left = READ_ONCE(port->nclaimed);
+	while (left) {
+		spin_lock_irq(&port->lock);
+		port->quiet_reader = quiet;
+		gpuar_wakes_hold_locked(port);
+		now = gpuar_now_ns();
+		left = min(left, port->nclaimed);
+		for (n = 0; left && n < GPUAR_COMMIT_CHUNK; n++, left--) {
+			w = list_first_entry(&port->claimed, struct gpuar_wait,
+					     inode);
+			if (gpuar_reached(gpuar_load_acquire(&w->line->words[w->slot]),
+					  w->target))
+				gpuar_word_check_locked(port, w, now, true);
+			else
+				list_move_tail(&w->inode, &port->claimed);
+		}
+		gpuar_wakes_release_locked(port);
+		port->quiet_reader = false;
+		queued += port->quiet_queued;
+		port->quiet_queued = 0;
+		spin_unlock_irq(&port->lock);
+		if (left)
+			cond_resched();
 	}
-	port->quiet_reader = false;
-	queued = port->quiet_queued;
-	port->quiet_queued = 0;
-	spin_unlock_irq(&port->lock);
 	return queued;
 }

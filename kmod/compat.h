@@ -89,8 +89,8 @@ static inline void gpuar_hrtimer_setup(struct hrtimer *timer,
  * The creator's user_struct, whose locked_vm a port charges its pinned
  * folios to. Holding one needs free_uid() to let it go, which not every
  * 6.1 build exports to modules: there the port holds none (NULL) and its
- * pins are charged to the creator's mm only (pinned_vm, against the same
- * RLIMIT_MEMLOCK), as before the per-user charge existed.
+ * pins are charged to the module's own count for the user (uid_limit.c),
+ * against the same RLIMIT_MEMLOCK.
  */
 static inline struct user_struct *gpuar_user_get(void)
 {

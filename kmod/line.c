@@ -16,10 +16,12 @@
  * Each folio is therefore charged whole, once per port however many of
  * its lines share it (port->folios counts them), as io_uring charges its
  * fixed buffers:
- *   - to the port owner's user (user->locked_vm) against RLIMIT_MEMLOCK,
- *     unless the registering task has CAP_IPC_LOCK: a per-mm charge
- *     could be escaped by passing the fd on and exiting, or by pinning
- *     from many processes;
+ *   - to the port owner's user (user->locked_vm, or where free_uid is not
+ *     exported and no user_struct can be held, the module's own count
+ *     for that uid in uid_limit.c) against RLIMIT_MEMLOCK, unless the
+ *     registering task has CAP_IPC_LOCK: a per-mm charge could be
+ *     escaped by passing the fd on and exiting, or by pinning from many
+ *     processes;
  *   - to the creator mm's pinned_vm, which /proc/<pid>/status shows as
  *     VmPin (the port holds that mm with mmgrab(), so the charge goes
  *     back to the right mm whoever unpins).
@@ -67,17 +69,34 @@ static int gpuar_line_check_vma(struct mm_struct *mm, unsigned long addr)
  */
 #define GPUAR_FOLIO_USER 1UL
 
-static int gpuar_user_charge(struct user_struct *user, unsigned long pages)
+/*
+ * Charge @pages to the port owner's user against RLIMIT_MEMLOCK: its
+ * user_struct's locked_vm where the module holds one, else the module's
+ * own count for that user (gpuar_uid_pin_charge), which a port's mm
+ * exiting does not escape either.
+ */
+static int gpuar_user_charge(struct gpuar_port *port, unsigned long pages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	unsigned long cur = atomic_long_read(&user->locked_vm), next;
+	unsigned long cur, next;
 
+	if (!port->user)
+		return gpuar_uid_pin_charge(port->uid_limit, pages, limit);
+	cur = atomic_long_read(&port->user->locked_vm);
 	do {
 		next = cur + pages;
 		if (next > limit || next < cur)
 			return -ENOMEM;
-	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, next));
+	} while (!atomic_long_try_cmpxchg(&port->user->locked_vm, &cur, next));
 	return 0;
+}
+
+static void gpuar_user_uncharge(struct gpuar_port *port, unsigned long pages)
+{
+	if (port->user)
+		atomic_long_sub(pages, &port->user->locked_vm);
+	else
+		gpuar_uid_pin_uncharge(port->uid_limit, pages);
 }
 
 /* port->mutex held: charge @line's folio unless another line did. */
@@ -91,20 +110,10 @@ static int gpuar_line_charge(struct gpuar_port *port, struct gpuar_line *line)
 
 	lockdep_assert_held(&port->mutex);
 	if (!v && !capable(CAP_IPC_LOCK)) {
-		user = !!port->user;
-		if (user) {
-			ret = gpuar_user_charge(port->user, pages);
-			if (ret)
-				return ret;
-		} else if (atomic64_read(&port->mm->pinned_vm) + pages >
-			   rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT) {
-			/*
-			 * No user_struct held (compat.h): the creator mm's
-			 * pinned_vm bears the limit, as it did before the
-			 * per-user charge.
-			 */
-			return -ENOMEM;
-		}
+		ret = gpuar_user_charge(port, pages);
+		if (ret)
+			return ret;
+		user = true;
 	}
 	if (!v)
 		v = user ? GPUAR_FOLIO_USER : 0;
@@ -112,7 +121,7 @@ static int gpuar_line_charge(struct gpuar_port *port, struct gpuar_line *line)
 			      GFP_KERNEL_ACCOUNT));
 	if (ret) {
 		if (user)
-			atomic_long_sub(pages, &port->user->locked_vm);
+			gpuar_user_uncharge(port, pages);
 		return ret;
 	}
 	if (v < 2)
@@ -138,7 +147,7 @@ static void gpuar_line_uncharge(struct gpuar_port *port,
 	}
 	xa_erase(&port->folios, key);
 	if (v & GPUAR_FOLIO_USER)
-		atomic_long_sub(pages, &port->user->locked_vm);
+		gpuar_user_uncharge(port, pages);
 	atomic64_sub(pages, &port->mm->pinned_vm);
 }
 
@@ -212,16 +221,20 @@ static void gpuar_line_leave(struct gpuar_port *port, struct gpuar_line *line)
 }
 
 /*
- * The caller could not learn the id: take the line back, unless a
- * submitter guessed the id and has waits on it meanwhile (then it stays,
- * as if registered, until unregistered or the port closes).
+ * The caller could not learn @id: take the line back, unless another
+ * thread guessed the id meanwhile and unregistered it (it is gone from
+ * the table, perhaps replaced by a newer line under the same id) or has
+ * waits on it (then it stays, as if registered, until unregistered or the
+ * port closes). The caller holds its own reference to @line, so @line is
+ * not freed under us and no other line can have its address.
  */
-static void gpuar_line_undo(struct gpuar_port *port, struct gpuar_line *line)
+static void gpuar_line_undo(struct gpuar_port *port, struct gpuar_line *line,
+			    u32 id)
 {
 	mutex_lock(&port->mutex);
-	if (!gpuar_line_busy(port, line) &&
-	    xa_load(&port->lines, line->id) == line) {
-		xa_erase(&port->lines, line->id);
+	if (xa_load(&port->lines, id) == line &&
+	    !gpuar_line_busy(port, line)) {
+		xa_erase(&port->lines, id);
 		port->nlines--;
 		gpuar_line_leave(port, line);
 	}
@@ -283,6 +296,12 @@ long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 	WRITE_ONCE(line->state, GPUAR_LINE_LIVE);
 	gpuar_line_watch_arm_locked(port, line, seq);
 	spin_unlock_irq(&port->lock);
+	/*
+	 * The table's reference is the table's: once the mutex drops,
+	 * another thread may unregister the id (ids are predictable) and
+	 * free the line. Ours lasts until the id is out.
+	 */
+	kref_get(&line->ref);
 	mutex_unlock(&port->mutex);
 
 	/*
@@ -293,7 +312,8 @@ long gpuar_line_register_ioctl(struct gpuar_port *port, void __user *uarg)
 	lr.id = id;
 	ret = gpuar_uarg_out(&lr, sizeof(lr), uarg, usize);
 	if (ret)
-		gpuar_line_undo(port, line);
+		gpuar_line_undo(port, line, id);
+	gpuar_line_put(line);
 	return ret;
 
 err_unlock:

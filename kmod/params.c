@@ -184,6 +184,18 @@ MODULE_PARM_DESC(check_budget,
 		 __stringify(GPUAR_CHECK_BUDGET_MIN) ".."
 		 __stringify(GPUAR_CHECK_BUDGET_MAX) ")");
 
+unsigned int gpuar_check_budget_all = GPUAR_DEFAULT_CHECK_BUDGET_ALL;
+static const struct gpuar_param_range gpuar_check_budget_all_range = {
+	.val = &gpuar_check_budget_all,
+	.min = GPUAR_CHECK_BUDGET_ALL_MIN, .max = GPUAR_CHECK_BUDGET_ALL_MAX,
+};
+module_param_cb(check_budget_all, &gpuar_param_ops,
+		(void *)&gpuar_check_budget_all_range, 0644);
+MODULE_PARM_DESC(check_budget_all,
+		 "Word checks per second of all users' port timers together; more are delayed ("
+		 __stringify(GPUAR_CHECK_BUDGET_ALL_MIN) ".."
+		 __stringify(GPUAR_CHECK_BUDGET_ALL_MAX) ")");
+
 unsigned int gpuar_lease_us = GPUAR_DEFAULT_LEASE_US;
 static const struct gpuar_param_range gpuar_lease_us_range = {
 	.val = &gpuar_lease_us,

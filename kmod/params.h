@@ -20,6 +20,7 @@ extern unsigned int gpuar_checks_per_fire;	/* cap per timer firing */
 extern unsigned int gpuar_busy_read_us;	/* spin budget per read() */
 extern unsigned int gpuar_wakelat_max_us;	/* ceiling of a wake-up sample */
 extern unsigned int gpuar_check_budget;	/* timer checks/s per user */
+extern unsigned int gpuar_check_budget_all;	/* ... of all users */
 extern unsigned int gpuar_lease_us;		/* lease of a watched wait */
 
 #define GPUAR_PARAM(name) ((u64)READ_ONCE(gpuar_##name))

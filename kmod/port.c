@@ -170,14 +170,16 @@ static __poll_t gpuar_port_poll(struct file *file,
 	__poll_t mask = 0;
 
 	poll_wait(file, &port->wq, pt);
-	if (port->imminent)
+	/* Raises wake pri_wq: only pollers that asked to hear of them. */
+	if (port->imminent_mask &&
+	    (poll_requested_events(pt) & (EPOLLPRI | EPOLLRDBAND)))
 		poll_wait(file, &port->pri_wq, pt);
 	spin_lock_irq(&port->lock);
 	if (port->nqueued)
 		mask = EPOLLIN | EPOLLRDNORM;
 	/* Only an opted-in port ever raises a wait: nraised stays 0. */
 	if (port->nraised)
-		mask |= EPOLLPRI;
+		mask |= port->imminent_mask;
 	spin_unlock_irq(&port->lock);
 	return mask;
 }
@@ -274,6 +276,9 @@ int gpuar_port_create(const void __user *uarg)
 	if ((pc.flags & ~GPUAR_PORT_FLAGS_ALL) || pc.pad ||
 	    pc.record_version > GPUAR_RECORD_VERSION_MAX)
 		return -EINVAL;
+	if ((pc.flags & GPUAR_PORT_IMMINENT_RDBAND) &&
+	    !(pc.flags & GPUAR_PORT_IMMINENT))
+		return -EINVAL;
 	if (!current->mm)
 		return -EINVAL;
 
@@ -288,6 +293,9 @@ int gpuar_port_create(const void __user *uarg)
 	}
 	port->uid_limit = uid_limit;
 	port->imminent = pc.flags & GPUAR_PORT_IMMINENT;
+	if (port->imminent)
+		port->imminent_mask = pc.flags & GPUAR_PORT_IMMINENT_RDBAND ?
+				      EPOLLRDBAND : EPOLLPRI;
 	mmgrab(current->mm);
 	port->mm = current->mm;
 

@@ -228,13 +228,17 @@ struct gpuar_port {
 	 * any), and the claimed ones, leased to their claimer.
 	 */
 	bool imminent;			/* the port opted in; fixed */
+	/* EPOLLPRI, or EPOLLRDBAND (GPUAR_PORT_IMMINENT_RDBAND); fixed */
+	__poll_t imminent_mask;
 	/*
-	 * The pollers of an opted-in port, woken without a key when a wait
-	 * is raised (polled again, they find EPOLLPRI): io_uring's poll
-	 * drops a wake-up keyed EPOLLPRI alone (it matches a key against
-	 * the other events asked for, since its reads' polls ask for
-	 * EPOLLPRI too), and an unkeyed wake-up of wq would wake the
-	 * blocked readers as well.
+	 * The pollers of an opted-in port that asked for EPOLLPRI or
+	 * EPOLLRDBAND (gpuar_port_poll), woken when a wait is raised, once
+	 * per timer firing or claim however many it raised. With EPOLLPRI
+	 * the wake-up has no key: io_uring's poll drops one keyed EPOLLPRI
+	 * alone (it matches a key against the other events asked for, since
+	 * its reads' polls ask for EPOLLPRI too). With EPOLLRDBAND it is
+	 * keyed, so epoll and io_uring wake only who asked for it. Blocked
+	 * readers sleep on wq, never here.
 	 */
 	wait_queue_head_t pri_wq;
 	struct list_head imminent_list;	/* [L] */
@@ -249,6 +253,10 @@ struct gpuar_port {
 	 */
 	bool quiet_reader;		/* [L] */
 	u32 quiet_queued;		/* [L] */
+	/* Wake-ups held back by a walk (record.c's gpuar_wakes_hold). */
+	u32 wakes_held;			/* [L] */
+	bool owed_in;			/* [L] */
+	bool owed_pri;			/* [L] */
 
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
 	struct xarray folios;		/* pinned folios' charges, line.c, [M] */
@@ -392,6 +400,9 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 				u8 outcome, s32 status, u64 complete_ns,
 				u64 value);
 void gpuar_wait_put(struct gpuar_wait *w);
+void gpuar_wakes_hold_locked(struct gpuar_port *port);
+void gpuar_wakes_release_locked(struct gpuar_port *port);
+void gpuar_pri_wake_locked(struct gpuar_port *port);
 bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count);
 bool gpuar_waits_fit(struct gpuar_port *port, u32 count);
 ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
@@ -415,6 +426,10 @@ int gpuar_submit_header(struct gpuar_submit *s, size_t min_entry);
 /* uid_limit.c: ports per user, the check budget of their timers */
 struct gpuar_uid_limit *gpuar_uid_limit_get(void);
 void gpuar_uid_limit_put(struct gpuar_uid_limit *u);
+int gpuar_uid_pin_charge(struct gpuar_uid_limit *u, unsigned long pages,
+			 unsigned long limit);
+void gpuar_uid_pin_uncharge(struct gpuar_uid_limit *u, unsigned long pages);
+bool gpuar_uid_budget_hold(struct gpuar_uid_limit *u, u64 now, u64 *next_ns);
 unsigned int gpuar_uid_budget_take(struct gpuar_uid_limit *u, u64 now,
 				   unsigned int want, u64 *next_ns);
 

@@ -83,8 +83,56 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	trace_gpuar_complete(port, r);
 	if (port->quiet_reader)
 		port->quiet_queued++;
+	else if (port->wakes_held)
+		port->owed_in = true;
 	else
 		wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/*
+ * Wake-ups, batched. A walk that may end or raise many waits in one hold
+ * of the port lock (a timer firing, a line's death, a cancel's chunk)
+ * holds the wake-ups back and gives each queue one wake-up at the end,
+ * as timerfd wakes once per expiry: not a walk of every poller per
+ * record. A blocked reader woken once takes what its buffer holds and
+ * wakes the next one for what it leaves (port.c), so one wake-up of wq
+ * serves a batch. Holds nest; port->lock held throughout.
+ */
+void gpuar_wakes_hold_locked(struct gpuar_port *port)
+{
+	lockdep_assert_held(&port->lock);
+	port->wakes_held++;
+}
+
+void gpuar_wakes_release_locked(struct gpuar_port *port)
+{
+	lockdep_assert_held(&port->lock);
+	if (WARN_ON_ONCE(!port->wakes_held) || --port->wakes_held)
+		return;
+	if (port->owed_in) {
+		port->owed_in = false;
+		wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
+	}
+	if (port->owed_pri) {
+		port->owed_pri = false;
+		gpuar_pri_wake_locked(port);
+	}
+}
+
+/*
+ * Tell the pollers that asked for imminence (gpuar_port_poll) that a wait
+ * was raised, or owe them that until the batch ends. EPOLLPRI's wake-up
+ * has no key (port.h says why), EPOLLRDBAND's has.
+ */
+void gpuar_pri_wake_locked(struct gpuar_port *port)
+{
+	lockdep_assert_held(&port->lock);
+	if (port->wakes_held)
+		port->owed_pri = true;
+	else if (port->imminent_mask == EPOLLPRI)
+		wake_up(&port->pri_wq);
+	else
+		wake_up_poll(&port->pri_wq, port->imminent_mask);
 }
 
 /*

@@ -54,14 +54,6 @@
 #include "gpuar_trace.h"
 #include "uarg.h"
 
-/*
- * Waits committed or ended per hold of the port lock, and entries read,
- * looked up or allocated between two preemption points: a 4096-entry
- * batch takes long on a debug kernel, and must not hold the CPU all that
- * time.
- */
-#define GPUAR_COMMIT_CHUNK 64
-
 static u64 gpuar_check_floor_ns(void)
 {
 	return max_t(u64, GPUAR_PARAM(check_floor_us) * NSEC_PER_USEC,
@@ -142,6 +134,8 @@ static void gpuar_word_arm_locked(struct gpuar_port *port, u64 when,
 {
 	lockdep_assert_held(&port->lock);
 	when = max(when, port->last_fire_ns + gpuar_check_floor_ns());
+	/* A firing before the check reserved for it would be unpaid. */
+	when = max(when, port->prepaid_ns);
 	if (when + slack >= port->armed_end_ns)
 		return;
 	port->armed_ns = when;
@@ -407,16 +401,23 @@ static void gpuar_word_raise_locked(struct gpuar_port *port,
 	list_add_tail(&w->inode, &port->imminent_list);
 	port->nraised++;
 	port->cnt.imminent++;
-	wake_up(&port->pri_wq);		/* unkeyed: see port.h */
+	gpuar_pri_wake_locked(port);
 }
 
+static bool gpuar_word_look_locked(struct gpuar_port *port,
+				   struct gpuar_wait *w, u64 now,
+				   bool by_reader, bool raise);
+
 /*
- * Claim up to @max raised waits, the earliest raised first, each leased
- * @lease_ns past its predicted completion (gpuar_word_claim_until): each
- * goes into @out with a reference for the caller. Returns how many.
- * A raised wait was seen pending at its raise (gpuar_word_visit_locked),
- * so the claimer's sighting of the store, read back through
- * gpuar_claimed_check(), ends it EXACT at that time.
+ * Claim raised waits, the earliest raised first, looking at no more than
+ * @max of them (the caller's chunk bounds this hold of the lock): each is
+ * checked once, and one whose word is already done ends then (LATE, its
+ * record queued) instead of being handed out; the others are leased
+ * @lease_ns past their predicted completion (gpuar_word_claim_until) and
+ * go into @out with a reference for the caller. Returns how many.
+ * A claimed wait was seen pending at its claim, so the claimer's sighting
+ * of the store, read back through gpuar_claimed_check(), ends it EXACT at
+ * that time.
  *
  * The first claim after a raise is a wake-up latency sample (raise due
  * to claim), as a blocked reader's wake is: an event loop woken by
@@ -428,11 +429,12 @@ unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 				     u64 lease_ns)
 {
 	u64 now = gpuar_now_ns(), until;
+	unsigned int n = 0, looked;
 	bool sampled = false;
-	unsigned int n = 0;
 
 	lockdep_assert_held(&port->lock);
-	while (n < max && !list_empty(&port->imminent_list)) {
+	for (looked = 0; looked < max && !list_empty(&port->imminent_list);
+	     looked++) {
 		struct gpuar_wait *w = list_first_entry(&port->imminent_list,
 							struct gpuar_wait,
 							inode);
@@ -440,6 +442,12 @@ unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 		if (!sampled) {
 			gpuar_word_wakelat_locked(port, w->early_ns, now);
 			sampled = true;
+		}
+		if (gpuar_reached(gpuar_load_acquire(&w->line->words[w->slot]),
+				  w->target)) {
+			/* Ends it, off the raised list: nothing to watch. */
+			gpuar_word_look_locked(port, w, now, false, true);
+			continue;
 		}
 		until = gpuar_word_claim_until(&w->ws, now, lease_ns);
 		list_move_tail(&w->inode, &port->claimed);
@@ -521,6 +529,7 @@ void gpuar_word_end_line(struct gpuar_port *port, struct gpuar_line *line,
 	unsigned int n = 0;
 
 	spin_lock_irqsave(&port->lock, flags);
+	gpuar_wakes_hold_locked(port);
 	while (!list_empty(&line->waits)) {
 		gpuar_word_end_locked(port, list_first_entry(&line->waits,
 							     struct gpuar_wait,
@@ -528,11 +537,14 @@ void gpuar_word_end_line(struct gpuar_port *port, struct gpuar_line *line,
 				      GPUAR_OUTCOME_CANCELLED,
 				      GPUAR_LINE_DEAD_STATUS, now, 0);
 		if (may_sleep && !(++n % GPUAR_COMMIT_CHUNK)) {
+			gpuar_wakes_release_locked(port);
 			spin_unlock_irqrestore(&port->lock, flags);
 			cond_resched();
 			spin_lock_irqsave(&port->lock, flags);
+			gpuar_wakes_hold_locked(port);
 		}
 	}
+	gpuar_wakes_release_locked(port);
 	spin_unlock_irqrestore(&port->lock, flags);
 }
 
@@ -637,8 +649,12 @@ static unsigned int gpuar_word_pay_locked(struct gpuar_port *port, u64 now,
 		got = 1;
 	}
 	*next_ns = now;
-	if (got == want)
+	if (got == want) {
+		/* Paid by a reservation: reserve the next, if still spent. */
+		if (gpuar_uid_budget_hold(port->uid_limit, now, next_ns))
+			port->prepaid_ns = *next_ns;
 		return got;
+	}
 	more = gpuar_uid_budget_take(port->uid_limit, now, want - got,
 				     next_ns);
 	if (!more)
@@ -708,7 +724,9 @@ static enum hrtimer_restart gpuar_word_timer_fn(struct hrtimer *timer)
 	unsigned long flags;
 
 	spin_lock_irqsave(&port->lock, flags);
+	gpuar_wakes_hold_locked(port);
 	gpuar_word_run_due_locked(port, gpuar_now_ns());
+	gpuar_wakes_release_locked(port);
 	spin_unlock_irqrestore(&port->lock, flags);
 	return HRTIMER_NORESTART;
 }

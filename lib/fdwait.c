@@ -30,11 +30,20 @@ void gpuar_slack_restore(int old)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 }
 
+/*
+ * A deadline past the clock's range (INT64_MAX ns, as a kernel ktime_t
+ * counts) is forever: GPUAR_U64_MAX, which every waiter, the module's
+ * WAIT_READY included, reads as "no deadline". now + INT64_MAX is such a
+ * sum, and sent as it is a module before 0.2 armed a timer in the past.
+ */
 u64 gpuar_deadline_in(int64_t timeout_ns)
 {
+	u64 deadline;
+
 	if (timeout_ns < 0)
 		return GPUAR_U64_MAX;
-	return gpuar_add_sat(gpuar_now_ns(), (u64)timeout_ns);
+	deadline = gpuar_add_sat(gpuar_now_ns(), (u64)timeout_ns);
+	return deadline > (u64)INT64_MAX ? GPUAR_U64_MAX : deadline;
 }
 
 int gpuar_fd_wait_interruptible(int fd, int intr_fd, u64 deadline_ns)

@@ -23,6 +23,7 @@
 #include "kselftest_harness.h"
 
 #include "port_harness.h"
+#include "poller_thread.h"
 #include "train_point.h"
 
 #define WAIT_MS 30
@@ -234,71 +235,6 @@ TEST_F_TIMEOUT(imm, read_before_done_leaves_the_claim, 60)
 	EXPECT_EQ(self->seq, r.user_data);
 }
 
-/* A thread blocked in poll(POLLIN) on the port, and what it saw. */
-struct poller {
-	int port;
-	pthread_t thread;
-	pid_t tid;
-	int state;		/* 0 starting, 1 polling, 2 returned */
-	short revents;
-};
-
-static void *poller_run(void *arg)
-{
-	struct poller *p = arg;
-	struct pollfd pfd = { .fd = p->port, .events = POLLIN };
-
-	p->tid = (pid_t)syscall(SYS_gettid);
-	__atomic_store_n(&p->state, 1, __ATOMIC_RELEASE);
-	if (poll(&pfd, 1, -1) == 1)
-		p->revents = pfd.revents;
-	__atomic_store_n(&p->state, 2, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* A line of /proc/self/task/<tid>/<file>: the number after @key, or -1. */
-static long task_field(pid_t tid, const char *file, const char *key)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = strtol(line + strlen(key), NULL, 10);
-	fclose(f);
-	return v;
-}
-
-/* The thread is asleep ('S' in its stat), within @ms. */
-static int task_sleeping(pid_t tid, unsigned int ms)
-{
-	char path[64], buf[256], *close_paren;
-	unsigned int i;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	for (i = 0; i < ms; i++) {
-		int fd = open(path, O_RDONLY);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-		if (fd >= 0)
-			close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			close_paren = strrchr(buf, ')');
-			if (close_paren && close_paren[1] == ' ' &&
-			    close_paren[2] == 'S')
-				return 1;
-		}
-		sleep_ms(1);
-	}
-	return 0;
-}
-
 /*
  * The claimer's read takes the record it made: nobody else is owed a
  * wake-up for it. A thread blocked in poll(POLLIN) on the port sleeps
@@ -308,7 +244,7 @@ static int task_sleeping(pid_t tid, unsigned int ms)
  */
 TEST_F_TIMEOUT(imm, claimer_read_wakes_no_poller, 60)
 {
-	struct poller p = { .port = self->port };
+	struct poller p = { .port = self->port, .events = POLLIN };
 	struct gpuar_claim_entry e;
 	struct gpuar_record r;
 	long before, after;

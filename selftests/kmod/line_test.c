@@ -14,6 +14,9 @@
  *   unregister with waits pending ........... EBUSY
  *   unregister from a forked child .......... EPERM (the lines are the
  *                                             parent's address space's)
+ *   register whose id cannot be copied out,
+ *   raced by an unregister of that id ....... EFAULT, the line gone once,
+ *                                             nothing freed twice (K3-2)
  *
  * A line's memory going away (the line dies: its pending wait ends at once
  * with a CANCELLED record of status -EFAULT, a later submission naming it
@@ -33,6 +36,7 @@
  *   VmPin ................................... back where it was once the
  *                                             dead line is unregistered
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
@@ -414,6 +418,69 @@ static void expect_line_lives(struct __test_metadata *_metadata, int port,
 	EXPECT_EQ(GPUAR_OUTCOME_EXACT, r.outcome);
 	EXPECT_EQ(0, r.status);
 	EXPECT_EQ(1ULL, r.value);
+}
+
+/* An unregister of one id, over and over, until told to stop. */
+struct unregisterer {
+	int port;
+	__u32 id;
+	int stop;
+	long unregistered;
+};
+
+static void *unregister_loop(void *arg)
+{
+	struct unregisterer *u = arg;
+
+	while (!__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE))
+		if (!line_unregister(u->port, u->id))
+			u->unregistered++;
+	return NULL;
+}
+
+/*
+ * A register whose argument is on a read-only page reads it, registers
+ * the line, and fails to copy the id out (EFAULT), so it takes the line
+ * back. Another thread unregistering that id (ids are the lowest free, so
+ * predictable) in between must neither have the line freed under the
+ * take-back (a use-after-free the debug kernel's KASAN reports, K3-2) nor
+ * have it taken back twice: every round leaves the port with its one
+ * fixture line, and each line goes exactly once.
+ */
+TEST_F_TIMEOUT(port, register_fault_raced_by_unregister, 120)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct unregisterer u = { .port = self->port };
+	struct gpuar_line_register *ro;
+	struct gpuar_port_stats st;
+	pthread_t t;
+	int i, efault = 0;
+
+	ro = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	memset(ro, 0, sizeof(*ro));
+	ro->size = sizeof(*ro);
+	ro->addr = (__u64)(uintptr_t)line_at(self->lines, 1);
+	ASSERT_EQ(0, mprotect(ro, page, PROT_READ));
+	/* The fixture's line has the lowest id: the next one is this. */
+	u.id = self->line + 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, unregister_loop, &u));
+	for (i = 0; i < 4000; i++) {
+		if (ioctl(self->port, GPUAR_IOC_LINE_REGISTER, ro) == -1 &&
+		    errno == EFAULT)
+			efault++;
+	}
+	__atomic_store_n(&u.stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(4000, efault);
+	TH_LOG("%ld of 4000 lines unregistered by the other thread first",
+	       u.unregistered);
+	ASSERT_EQ(0, port_stats(self->port, &st));
+	EXPECT_EQ(1ULL, st.lines);
+	EXPECT_EQ(-1, line_unregister(self->port, u.id));
+	EXPECT_EQ(ENOENT, errno);
+	munmap(ro, page);
 }
 
 TEST_F(port, version_announces_line_watch)

@@ -7,8 +7,9 @@
  * change nothing.
  */
 #include <signal.h>
-#include <sys/uio.h>
 #include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
@@ -121,6 +122,78 @@ TEST_F(port, deadline_zero_polls)
 	EXPECT_EQ(GPUAR_OUTCOME_IMMEDIATE, r.outcome);
 	EXPECT_EQ(-1, wait_ready(self->port, 0));
 	EXPECT_EQ(ETIME, errno);
+}
+
+/*
+ * A deadline past the clock's range (2^63 and up: libgpuar's
+ * gpuar_reap(..., INT64_MAX) once sent now + INT64_MAX) is no deadline:
+ * it waits for the record, arming no timer in the past (a negative
+ * ktime: a WARN in hrtimer_reprogram and a timer interrupt per pass, K3-1;
+ * the runner fails a run whose kernel log has the WARN). Each deadline
+ * waits for its own record, stored 20 ms in.
+ */
+TEST_F_TIMEOUT(port, deadline_past_the_clock_is_none, 60)
+{
+	static const __u64 far[] = {
+		1ULL << 63, (1ULL << 63) + 1, ~0ULL - 1, ~0ULL,
+	};
+	struct device_store d;
+	struct gpuar_record r;
+	unsigned int i;
+	__u64 t0;
+
+	for (i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+		ASSERT_EQ(1, submit_word(self->port,
+					 word_wait(self->line, 0, i + 1, POINT,
+						   100 + i,
+						   plan_flag(PLAN_PARK_NS,
+							     PLAN_BACKSTOP_NS))));
+		ASSERT_EQ(0, device_store_start(&d, self->lines, i + 1,
+						WAIT_MS));
+		t0 = mono_ns();
+		EXPECT_EQ(0, wait_ready(self->port, far[i])) {
+			TH_LOG("deadline %#llx: %s", (unsigned long long)far[i],
+			       strerror(errno));
+		}
+		/* It waited for the store, not an instant ETIME. */
+		EXPECT_LE(t0 + (WAIT_MS / 2) * 1000000ULL, mono_ns());
+		device_store_join(&d);
+		ASSERT_EQ((int)sizeof(r), nonblock_read(self->port, &r));
+		EXPECT_EQ(100ULL + i, r.user_data);
+	}
+}
+
+/*
+ * Any holder of the port fd may wait for a record, as it may read and
+ * poll: a forked child (another address space) gets 0, and ETIME with
+ * nothing queued, never EPERM.
+ */
+TEST_F_TIMEOUT(port, works_from_another_address_space, 60)
+{
+	int status;
+	pid_t pid;
+
+	word_store(self->lines, 1);
+	ASSERT_EQ(1, submit_word(self->port,
+				 word_wait(self->line, 0, 1, POINT, 7,
+					   plan_poll())));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct gpuar_record rec;
+
+		if (wait_ready(self->port, mono_ns() + 1000000000ULL))
+			_exit(10 + (errno == EPERM));
+		if (nonblock_read(self->port, &rec) != (int)sizeof(rec))
+			_exit(20);
+		if (wait_ready(self->port, mono_ns() + 1000000ULL) != -1 ||
+		    errno != ETIME)
+			_exit(30 + (errno == EPERM));
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 static void on_alarm(int sig)

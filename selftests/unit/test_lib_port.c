@@ -490,6 +490,35 @@ START_TEST(store_later_is_exact_for_poll_and_flag)
 }
 END_TEST
 
+/*
+ * A timeout of INT64_MAX is forever, not a deadline past the clock's
+ * range: the reap waits for the store and returns its record. On the
+ * module's engine that is WAIT_READY with no deadline (the sum, sent as
+ * it was, once made the kernel arm a timer in the past and WARN: the VM
+ * runner fails a run whose kernel log has that).
+ */
+START_TEST(reap_with_the_largest_timeout_waits_for_the_record)
+{
+	struct gpuar_soft_producer *prod;
+	struct gpuar_port *p = open_port();
+	struct gpuar_record rec;
+	struct gpuar_word_wait w;
+	struct gpuar_line *l;
+
+	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	w = word_wait(l, 2, 9, 43, FLAG);
+	w.plan.backstop_ns = 1000 * MS;
+	submit1(p, &w);
+	ck_assert_int_eq(gpuar_soft_store_after(prod, &gpuar_line_words(l)[2], 9, 20 * MS), 0);
+	ck_assert_int_eq(gpuar_reap(p, &rec, 1, INT64_MAX), 1);
+	ck_assert_uint_eq(rec.user_data, 43);
+	ck_assert_uint_eq(rec.value, 9);
+	gpuar_soft_producer_free(prod);
+	gpuar_port_close(p);
+}
+END_TEST
+
 START_TEST(early_store_after_prediction_is_late)
 {
 	struct gpuar_point_stats ps = { .point = 77 };
@@ -1284,6 +1313,7 @@ int main(void)
 	tcase_add_test(t, word_already_reached_is_immediate);
 	tcase_add_test(t, wrapping_target_is_reached);
 	tcase_add_loop_test(t, store_later_is_exact_for_poll_and_flag, 0, 3);
+	tcase_add_test(t, reap_with_the_largest_timeout_waits_for_the_record);
 	tcase_add_test(t, early_store_after_prediction_is_late);
 	tcase_add_test(t, flag_backstop_expiry_is_timeout);
 	tcase_add_test(t, resubmission_done_at_submission_is_exact_from_its_start);

@@ -328,6 +328,8 @@ struct gpuar_record {
 #define GPUAR_FEATURE_WAIT_READY (1ULL << 4)	/* GPUAR_IOC_WAIT_READY */
 /* A line whose memory goes dies ("Line memory" above). */
 #define GPUAR_FEATURE_LINE_WATCH (1ULL << 5)
+/* GPUAR_PORT_IMMINENT_RDBAND: imminence as EPOLLRDBAND (below). */
+#define GPUAR_FEATURE_IMMINENT_RDBAND (1ULL << 6)
 
 struct gpuar_version {
 	__u32 size;
@@ -344,10 +346,27 @@ struct gpuar_version {
  * Imminent readiness (GPUAR_FEATURE_IMMINENT): at a predicted word wait's
  * early wake the port raises EPOLLPRI until the wait is claimed
  * (GPUAR_IOC_CLAIM). A port created without it never shows EPOLLPRI.
+ * Only pollers that ask for EPOLLPRI (or EPOLLRDBAND) are woken by a
+ * raise; an EPOLLIN-only epoll or poll() waiter is not.
+ *
+ * EPOLLPRI has two traps. io_uring's internal poll for a READ (IORING_OP_
+ * READ without a multishot buffer, when the read would block) asks for
+ * EPOLLPRI whatever the caller wanted, so while a wait is raised and not
+ * claimed such a READ finds the port "ready", reads nothing, and after
+ * 128 tries is handed to an io-wq worker, which then blocks in read().
+ * And a holder in another address space (a forked child, a process the fd
+ * was passed to) that polls for EPOLLPRI sees it level-triggered but may
+ * not claim, so it cannot clear it. GPUAR_PORT_IMMINENT_RDBAND (with
+ * GPUAR_PORT_IMMINENT; GPUAR_FEATURE_IMMINENT_RDBAND) signals imminence
+ * with EPOLLRDBAND instead, which io_uring's READ poll does not ask for
+ * and its poll and epoll filter by the wake-up's key: only a poller that
+ * asked for EPOLLRDBAND hears of it. Such a port never shows EPOLLPRI.
  */
 #define GPUAR_PORT_IMMINENT (1U << 2)
+#define GPUAR_PORT_IMMINENT_RDBAND (1U << 3)
 #define GPUAR_PORT_FLAGS_ALL \
-	(GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK | GPUAR_PORT_IMMINENT)
+	(GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK | GPUAR_PORT_IMMINENT | \
+	 GPUAR_PORT_IMMINENT_RDBAND)
 
 struct gpuar_port_create {
 	__u32 size;
@@ -460,7 +479,11 @@ struct gpuar_point_stats {
  * Claiming imminent waits (ports created with GPUAR_PORT_IMMINENT).
  * GPUAR_IOC_CLAIM writes up to count entries of entry_size bytes at
  * entries, one per imminent wait not yet claimed, earliest first, and
- * returns how many it wrote. Each claimed wait is leased to the caller
+ * returns how many it wrote: at most GPUAR_CLAIM_BATCH in one call (claim
+ * again for more; EPOLLPRI stays while any is left), and the whole
+ * destination for that many is written (zeroed) before anything is
+ * claimed, so a faulting one is EFAULT with nothing claimed. Each
+ * claimed wait is leased to the caller
  * until lease_end_ns: the port's timer leaves it alone meanwhile (the
  * caller is watching the word in user mode), EPOLLPRI drops once no
  * unclaimed imminent wait is left, and a read() (blocking or not) first
@@ -471,12 +494,16 @@ struct gpuar_point_stats {
  * runs that long past the wait's predicted completion (the end of its
  * estimator sleep plus the plan's margin), or past the claim if that is
  * later, and never past the backstop: a claim made at an early raise
- * still covers the store. The claim also checks each wait once: one
- * whose word is already done ends then (its record queued, POLLIN) and
- * is not handed out. Claiming
- * from another address space than the port's is EPERM (line addresses
- * mean nothing there).
+ * still covers the store (at the backstop the timer ends the wait, as
+ * late as its firing comes, a few microseconds on a quiet machine). The
+ * claim also checks each wait once: one whose word is already done ends
+ * then (its record queued, POLLIN) and is not handed out, and counts
+ * against GPUAR_CLAIM_BATCH as one looked at. A read() checks every
+ * claimed wait, however many there are. Claiming from another address
+ * space than the port's is EPERM (line addresses mean nothing there).
  */
+#define GPUAR_CLAIM_BATCH 64	/* the most waits one CLAIM looks at */
+
 struct gpuar_claim_entry {
 	__aligned_u64 user_data;
 	__aligned_u64 addr;		/* the line's user address, as registered */
@@ -499,7 +526,11 @@ struct gpuar_claim {
  * Waiting for a record with a deadline (GPUAR_FEATURE_WAIT_READY): block,
  * busy-reading as a blocked read() does, until a record is queued (0), the
  * CLOCK_MONOTONIC deadline_ns passes (ETIME; deadline_ns 0 never blocks) or
- * a signal arrives (EINTR). It reads nothing: read() the records after it.
+ * a signal arrives (EINTR). A deadline_ns past 2^63 - 1 (the clock's
+ * range, KTIME_MAX) is no deadline: it blocks until a record or a signal,
+ * as a blocking read() does. It reads nothing: read() the records after
+ * it. Any holder of the port fd may call it, in any address space: the
+ * claimed waits it checks first are only the port's own process's.
  */
 struct gpuar_wait_ready {
 	__u32 size;
