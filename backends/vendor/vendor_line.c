@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "port.h"	/* gpuar_line_keep */
 #include "vendor.h"
 
 /* How often freeing a line looks at the streams again while they settle. */
@@ -30,6 +31,18 @@ static void gv_line_leak(struct gpuar_vendor_line *l)
 	l->leaked_next = gv_leaked;
 	gv_leaked = l;
 	pthread_mutex_unlock(&gv_leak_lock);
+}
+
+/*
+ * Leak a line the device may still store into: its gpuar line is kept
+ * too, detached from its port, so closing the port later neither unmaps
+ * the page nor lets its address range be reused while the device's
+ * registration (and a late store) still covers it.
+ */
+static void gv_line_keep(struct gpuar_vendor_line *l)
+{
+	gpuar_line_keep(l->port, l->line);
+	gv_line_leak(l);
 }
 
 void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops, int device)
@@ -212,14 +225,14 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 	/* Never unregister or unmap a page the device may still touch: leak
 	 * it (page, registration, context reference) and say so. */
 	if (settled < 0) {
-		gv_line_leak(l);
+		gv_line_keep(l);
 		if (bad != GV_NO_VENDOR_STATUS)
 			gv_vendor_fail(b, diag, bad, "freeing a line");
 		return gv_fail(b, diag, EIO, bad, "line leaked, not freed: %s",
 			       what);
 	}
 	if (!settled) {
-		gv_line_leak(l);
+		gv_line_keep(l);
 		return gv_fail(b, diag, ETIMEDOUT, GV_NO_VENDOR_STATUS,
 			       "line leaked, not freed: device operations on it "
 			       "still pending after %llu ns",
@@ -227,7 +240,7 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 	}
 	bad = b->ops->page_unregister(b, l->words);
 	if (bad) {
-		gv_line_leak(l);
+		gv_line_keep(l);
 		rc = gv_vendor_fail(b, diag, bad, "unregistering the line page");
 		return rc;
 	}

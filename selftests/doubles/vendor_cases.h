@@ -1238,12 +1238,20 @@ static void vt_add_open_cases(Suite *suite)
 	suite_add_tcase(suite, tc);
 }
 
-static void vt_add_cases(Suite *suite)
+/* A test case of @name on the fixture (a handle, a port, a line). */
+static TCase *vt_fixture_tcase(const char *name)
 {
-	TCase *tc = tcase_create("streams");
+	TCase *tc = tcase_create(name);
 
 	tcase_add_checked_fixture(tc, vt_setup, vt_teardown);
 	tcase_set_timeout(tc, 30);
+	return tc;
+}
+
+static void vt_add_cases(Suite *suite)
+{
+	TCase *tc = vt_fixture_tcase("streams");
+
 	tcase_add_test(tc, line_page_is_registered_with_a_device_address);
 	tcase_add_test(tc, record_and_await_one_stream);
 	tcase_add_test(tc, eight_streams_on_one_line);

@@ -17,6 +17,7 @@
 #include <gpuar/cuda.h>
 
 #include "vendor_cases.h"
+#include "vendor_fail_cases.h"
 
 /* The double's controls and the raw driver calls the tests make. */
 typedef unsigned int (*fn_u_p_u64)(void *, uint64_t);
@@ -684,6 +685,7 @@ int main(void)
 	suite_add_tcase(suite, own);
 	vt_add_open_cases(suite);
 	vt_add_cases(suite);
+	vt_add_fail_cases(suite);
 	/* Every case runs on both engines: nothing is left out. */
 	return unit_run_tap(suite, &(struct unit_skips){ 0 });
 }

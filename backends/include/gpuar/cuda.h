@@ -104,8 +104,13 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
  * page, releases the context and frees the gpuar line. Errors: -EBUSY
  * (awaits on the line not yet reaped; nothing done). -EIO (the context is
  * poisoned, so pending stores never land) and -ETIMEDOUT (still pending):
- * the line is *leaked* — page, registration and context reference are
- * kept, never freed under the device — and must not be used again.
+ * the line is *kept* (leaked on purpose) — page, registration and context
+ * reference are kept, never freed under the device — and must not be used
+ * again. A kept line is detached from its port: gpuar_port_close neither
+ * unmaps nor frees it, and its page stays mapped, its address range
+ * reserved, for the life of the process, so a late store lands in it and
+ * never in memory the process maps later (likewise when unregistering
+ * the page fails).
  */
 int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			 struct gpuar_error *diag);

@@ -78,6 +78,8 @@ int gpuar_hip_driver_version(const struct gpuar_hip *hip);
 int gpuar_hip_line_alloc(struct gpuar_hip *hip, struct gpuar_port *port,
 			 struct gpuar_vendor_line **line,
 			 struct gpuar_error *diag);
+/* As gpuar_cuda_line_free: a line kept after -EIO or -ETIMEDOUT is
+ * detached from its port and stays mapped for the life of the process. */
 int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			struct gpuar_error *diag);
 /* hipStreamWriteValue64 of the slot's next number behind the work. */
