@@ -100,6 +100,22 @@ static unsigned int gcu_page_unregister(struct gv_backend *b, void *page)
 	return rc;
 }
 
+static unsigned int gcu_page_registered(struct gv_backend *b, void *page,
+					uint64_t devaddr)
+{
+	struct gpuar_cuda *cu = gcu_of(b);
+	gcu_deviceptr dptr = 0;
+	gcu_result rc = gcu_enter(cu);
+
+	if (rc)
+		return rc;
+	rc = cu->drv.api.cuMemHostGetDevicePointer(&dptr, page, 0);
+	gcu_leave(cu);
+	if (!rc && dptr != devaddr)
+		return GV_NO_VENDOR_STATUS;
+	return rc;
+}
+
 /* What a graph capture forbade or broke (CUDA_ERROR_STREAM_CAPTURE_*,
  * 900-908): neither done nor failed, ask again later. */
 static bool gcu_not_now(unsigned int status)
@@ -242,19 +258,31 @@ static const char *gcu_name(struct gv_backend *b, unsigned int status)
 	return gcu_status_name(b ? &gcu_of(b)->drv.api : NULL, status);
 }
 
-/* The device-side failures after which the context is unusable. */
+/*
+ * The statuses after which the context never stores again (the list and
+ * what the CUresult descriptions of cuda.h say of each are in
+ * <gpuar/cuda.h>).
+ */
 static bool gcu_sticky(unsigned int status)
 {
 	switch (status) {
+	case GCU_ERROR_DEINITIALIZED:
+	case GCU_ERROR_INVALID_CONTEXT:
 	case GCU_ERROR_ECC_UNCORRECTABLE:
+	case GCU_ERROR_NVLINK_UNCORRECTABLE:
 	case GCU_ERROR_ILLEGAL_ADDRESS:
 	case GCU_ERROR_LAUNCH_TIMEOUT:
+	case GCU_ERROR_CONTEXT_IS_DESTROYED:
+	case GCU_ERROR_ASSERT:
 	case GCU_ERROR_HARDWARE_STACK_ERROR:
 	case GCU_ERROR_ILLEGAL_INSTRUCTION:
 	case GCU_ERROR_MISALIGNED_ADDRESS:
 	case GCU_ERROR_INVALID_ADDRESS_SPACE:
 	case GCU_ERROR_INVALID_PC:
 	case GCU_ERROR_LAUNCH_FAILED:
+	case GCU_ERROR_MPS_CLIENT_TERMINATED:
+	case GCU_ERROR_EXTERNAL_DEVICE:
+	case GCU_ERROR_UNKNOWN:
 		return true;
 	default:
 		return false;
@@ -265,12 +293,14 @@ static const struct gv_ops gcu_ops = {
 	.name = "cuda",
 	.domain = "context",
 	.not_ready = GCU_ERROR_NOT_READY,
+	.invalid_handle = GCU_ERROR_INVALID_HANDLE,
 	.wait_wraps = true,
 	.domain_stream = GCU_STREAM_LEGACY,
 	.line_hold = gcu_line_hold,
 	.line_release = gcu_line_release,
 	.page_register = gcu_page_register,
 	.page_unregister = gcu_page_unregister,
+	.page_registered = gcu_page_registered,
 	.stream_admit = gcu_stream_admit,
 	.stream_create = gcu_stream_create,
 	.stream_destroy = gcu_stream_destroy,

@@ -86,6 +86,10 @@ struct gv_ops {
 	const char *name;	/* "cuda", "hip" */
 	const char *domain;	/* what a sticky error poisons: "context" */
 	unsigned int not_ready;	/* the vendor's "still running" status */
+	/* The vendor's "not a valid handle" status: asked about a stream
+	 * that was destroyed (or reset away), the driver says this, and the
+	 * work enqueued there still finishes (or died with the context). */
+	unsigned int invalid_handle;
 	/* The device's wait-value compares in wrapping order (CUDA GEQ);
 	 * false for HIP's plain >=. */
 	bool wait_wraps;
@@ -101,6 +105,12 @@ struct gv_ops {
 	unsigned int (*page_register)(struct gv_backend *b, void *page,
 				      size_t bytes, uint64_t *devaddr);
 	unsigned int (*page_unregister)(struct gv_backend *b, void *page);
+	/* 0 while the device's registration of @page stands at @devaddr;
+	 * else the vendor's status (GV_NO_VENDOR_STATUS: another address):
+	 * a device or context reset destroyed it, and with it every store
+	 * the device had pending there. */
+	unsigned int (*page_registered)(struct gv_backend *b, void *page,
+					uint64_t devaddr);
 	/* Refuse streams the backend cannot record on: 0 with *id filled,
 	 * or a negative errno with *diag filled. */
 	int (*stream_admit)(struct gv_backend *b, void *stream,
@@ -116,7 +126,8 @@ struct gv_ops {
 				    uint64_t value);
 	/* Static name of a status ("CUDA_ERROR_LAUNCH_FAILED"). */
 	const char *(*status_name)(struct gv_backend *b, unsigned int status);
-	/* True when the status leaves the context/device unusable. */
+	/* True when the status leaves the context/device unusable: it will
+	 * never store again, so pending stores and awaits end at once. */
 	bool (*status_sticky)(unsigned int status);
 	/* True when the status only says "not now": a graph capture in
 	 * progress forbade the call (CUDA 900-909). Neither done nor failed. */
@@ -234,6 +245,20 @@ int gv_await_event(struct gpuar_vendor_line *line, uint32_t slot,
 		   void *event, const struct gpuar_plan *plan, uint64_t point,
 		   uint64_t user_data, uint64_t *target,
 		   struct gpuar_error *diag);
+/*
+ * True when the device will never store into @line again: its context
+ * (device) is poisoned, or a reset destroyed the page's registration.
+ * *@bad: the vendor status that says so; *@what: a sentence for a diag.
+ */
+bool gv_line_lost(struct gpuar_vendor_line *line, unsigned int *bad,
+		  const char **what);
+/*
+ * The store of @target into @slot was lost (its stream went idle without
+ * it reaching the host): where no later record followed, nothing is
+ * pending in the slot, so it frees (and another stream may take it).
+ */
+void gv_slot_lost(struct gpuar_vendor_line *line, uint32_t slot,
+		  uint64_t target);
 /* Awaits submitted on @line and not yet reaped. */
 uint32_t gv_line_awaits(struct gpuar_vendor_line *line);
 /* gpuar_vendor_resolve: 1 with *@out to hand out, 0 when resubmitted. */

@@ -10,20 +10,39 @@
 
 #include "vendor.h"
 
+/* Why an await ends without its store (struct gv_await.why). */
+enum gv_end {
+	GV_END_STREAM,	/* the stream (or its domain) failed: -EIO */
+	GV_END_RESET,	/* a reset destroyed the line's registration: -EIO */
+	GV_END_LOST,	/* the stream went idle, the word short: -ENODATA */
+};
+
 struct gv_await {
 	struct gv_await *next;
 	struct gpuar_vendor_line *line;	/* its backend: line->b */
 	void *stream;	/* asked for the status (the error authority) */
+	/* @stream is the domain's stream, which says nothing about when
+	 * the awaited work ends: only whether the domain failed. */
+	bool thread_relative;
 	uint64_t user_data;
 	uint64_t target;
 	uint64_t point;
 	uint32_t slot;
 	unsigned int failed;	/* vendor status that made us cancel it */
+	enum gv_end why;	/* with failed: how it ends */
+	uint32_t idle_short;	/* looks in a row: stream idle, word short */
 	uint32_t resubmits;	/* backstop timeouts resolved as "late" */
 	uint32_t checks;	/* word checks of the earlier submissions */
 	uint32_t queries;	/* status queries in flight (registry lock) */
 	struct gpuar_plan plan;
 };
+
+/*
+ * How many looks in a row (backstops, or unguarded checks) must find the
+ * stream idle and the word still short of its target before the store
+ * counts as lost: the first may race the store on its way to the host.
+ */
+#define GV_IDLE_STRIKES 2
 
 /*
  * How long one blocking gpuar_reap may run before the backend looks at the
@@ -182,6 +201,7 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	 * thread: there the domain's own stream answers for sticky errors,
 	 * which are what stops a store. */
 	a->stream = id.thread_relative ? b->ops->domain_stream : stream;
+	a->thread_relative = id.thread_relative;
 	a->user_data = user_data;
 	a->point = point;
 	a->slot = slot;
@@ -238,6 +258,122 @@ static void gv_await_done(struct gv_await *a)
 	gv_await_free(a);
 }
 
+/* What asking the device about an await whose word is short found. */
+enum gv_look {
+	GV_LOOK_WAIT,	/* pending, late, or done since: wait on */
+	GV_LOOK_FAILED,	/* the stream (its domain) failed */
+	GV_LOOK_RESET,	/* the line's registration is gone */
+	GV_LOOK_IDLE,	/* the stream is idle, the word short */
+};
+
+/*
+ * Ask about an await (its line @l, @slot, @target; @stream, and whether
+ * that is the domain's) with driver calls only, no lock held: the
+ * stream's status, the word after it, and, where the status cannot tell
+ * (the domain's stream, or an idle stream), whether the device still has
+ * the line. *@gone: the stream's handle is no longer valid (destroyed
+ * while awaited, or reset away), so the domain's stream was asked and
+ * should be from now on. *@status: the vendor status behind FAILED or
+ * RESET.
+ */
+static enum gv_look gv_look(struct gpuar_vendor_line *l, uint32_t slot,
+			    uint64_t target, void *stream, bool thread_relative,
+			    bool *gone, unsigned int *status)
+{
+	struct gv_backend *b = l->b;
+	const struct gv_ops *ops = b->ops;
+	unsigned int st = gv_query(b, stream);
+	const char *what;
+	bool idle;
+
+	*gone = false;
+	if (st == ops->invalid_handle && !thread_relative) {
+		/* Its work still finishes (or died in a reset): the domain
+		 * answers from now on. */
+		*gone = true;
+		thread_relative = true;
+		st = gv_query(b, ops->domain_stream);
+	}
+	if (st && st != ops->not_ready && !ops->status_not_now(st)) {
+		*status = st;
+		return GV_LOOK_FAILED;
+	}
+	/* After the status: a store the idle stream made is visible now. */
+	if (gpuar_reached(gpuar_word_load(&l->words[slot]), target))
+		return GV_LOOK_WAIT;
+	idle = !st && !thread_relative;
+	if ((idle || thread_relative) && gv_line_lost(l, status, &what))
+		return GV_LOOK_RESET;
+	return idle ? GV_LOOK_IDLE : GV_LOOK_WAIT;
+}
+
+/*
+ * Apply a look to @a (held exclusively: taken off the registry, or under
+ * its lock): the domain's stream after a gone handle, the count of idle
+ * looks. True when @a ends, with a->failed and a->why set.
+ */
+static bool gv_look_apply(struct gv_await *a, enum gv_look look, bool gone,
+			  unsigned int status)
+{
+	if (gone) {
+		a->stream = a->line->b->ops->domain_stream;
+		a->thread_relative = true;
+	}
+	a->idle_short = look == GV_LOOK_IDLE ? a->idle_short + 1 : 0;
+	switch (look) {
+	case GV_LOOK_FAILED:
+		a->why = GV_END_STREAM;
+		break;
+	case GV_LOOK_RESET:
+		a->why = GV_END_RESET;
+		break;
+	case GV_LOOK_IDLE:
+		if (a->idle_short < GV_IDLE_STRIKES)
+			return false;
+		a->why = GV_END_LOST;
+		status = GV_NO_VENDOR_STATUS;
+		break;
+	default:
+		return false;
+	}
+	a->failed = status ? status : GV_NO_VENDOR_STATUS;
+	return true;
+}
+
+/* *@out for an await that ends without its store (a->failed, a->why). */
+static void gv_end(struct gv_await *a, struct gpuar_vendor_completion *out,
+		   struct gpuar_error *diag)
+{
+	struct gv_backend *b = a->line->b;
+	unsigned int st = a->failed;
+	const char *what = "";
+
+	switch (a->why) {
+	case GV_END_LOST:
+		gv_slot_lost(a->line, a->slot, a->target);
+		out->record.status = -ENODATA;
+		gv_fail(b, diag, ENODATA, GV_NO_VENDOR_STATUS,
+			"store lost: the stream went idle %u times in a row with "
+			"slot %u's word short of %llu; the number it stored never "
+			"reached the host", a->idle_short, a->slot,
+			(unsigned long long)a->target);
+		return;
+	case GV_END_RESET:
+		gv_line_lost(a->line, &st, &what);
+		gv_fail(b, diag, EIO, st, "the awaited store never lands: %s",
+			what);
+		break;
+	case GV_END_STREAM:
+		gv_vendor_fail(b, diag, st, "the awaited stream");
+		break;
+	}
+	out->record.status = -EIO;
+	if (st != GV_NO_VENDOR_STATUS) {
+		out->vendor_status = (int32_t)st;
+		out->vendor_name = b->ops->status_name(b, st);
+	}
+}
+
 /*
  * Resolve one of our records. Returns 1 when *@out is a completion for the
  * caller, 0 when the wait was resubmitted (nothing to hand out).
@@ -247,15 +383,15 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 		      struct gpuar_error *diag)
 {
 	struct gv_backend *b = a->line->b;
-	unsigned int st;
+	unsigned int st = 0;
+	enum gv_look look;
+	bool gone;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->record = *rec;
-	if (rec->outcome == GPUAR_OUTCOME_CANCELLED && a->failed) {
-		st = a->failed;
-		goto failed;
-	}
+	if (rec->outcome == GPUAR_OUTCOME_CANCELLED && a->failed)
+		goto end;
 	if (rec->outcome != GPUAR_OUTCOME_TIMEOUT) {
 		/* A resubmission found done at once was seen pending before:
 		 * to the caller that is EXACT, with every check counted. */
@@ -267,8 +403,9 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 		gv_await_done(a);
 		return 1;
 	}
-	st = gv_query(b, a->stream);
-	if (!st || st == b->ops->not_ready || b->ops->status_not_now(st)) {
+	look = gv_look(a->line, a->slot, a->target, a->stream,
+		       a->thread_relative, &gone, &st);
+	if (!gv_look_apply(a, look, gone, st)) {
 		/* Merely late (or done since), or a graph capture elsewhere
 		 * forbade the question: wait again from the original start,
 		 * so the estimator sees the true duration. */
@@ -286,11 +423,8 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 			gv_await_done(a);
 		return 1;
 	}
-failed:
-	out->record.status = -EIO;
-	out->vendor_status = (int32_t)st;
-	out->vendor_name = b->ops->status_name(b, st);
-	gv_vendor_fail(b, diag, st, "the awaited stream");
+end:
+	gv_end(a, out, diag);
 	gv_await_done(a);
 	return 1;
 }
@@ -316,8 +450,14 @@ static bool gv_await_listed(const struct gv_await *a)
 
 static void gv_check_unguarded(struct gpuar_port *port)
 {
-	struct gv_await *seen[GV_UNGUARDED_MAX];
-	unsigned int st[GV_UNGUARDED_MAX];
+	struct {
+		struct gv_await *a;
+		void *stream;
+		bool thread_relative;
+		bool gone;
+		enum gv_look look;
+		unsigned int status;
+	} seen[GV_UNGUARDED_MAX];
 	uint64_t cancel[GV_UNGUARDED_MAX];
 	uint32_t n = 0, ncancel = 0;
 
@@ -327,21 +467,27 @@ static void gv_check_unguarded(struct gpuar_port *port)
 		    a->plan.park == GPUAR_PARK_FLAG)
 			continue;
 		a->queries++;	/* not freed, nor handed out, until answered */
-		seen[n++] = a;
+		seen[n].a = a;
+		seen[n].stream = a->stream;
+		seen[n++].thread_relative = a->thread_relative;
 	}
 	pthread_mutex_unlock(&gv_registry_lock);
-	for (uint32_t i = 0; i < n; i++)
-		st[i] = gv_query(seen[i]->line->b, seen[i]->stream);
+	for (uint32_t i = 0; i < n; i++) {
+		struct gv_await *a = seen[i].a;
+
+		seen[i].status = 0;
+		seen[i].look = gv_look(a->line, a->slot, a->target,
+				       seen[i].stream, seen[i].thread_relative,
+				       &seen[i].gone, &seen[i].status);
+	}
 	pthread_mutex_lock(&gv_registry_lock);
 	for (uint32_t i = 0; i < n; i++) {
-		struct gv_await *a = seen[i];
-		const struct gv_ops *ops = a->line->b->ops;
+		struct gv_await *a = seen[i].a;
 
-		if (st[i] && st[i] != ops->not_ready && !ops->status_not_now(st[i]) &&
-		    !a->failed && gv_await_listed(a)) {
-			a->failed = st[i];
+		/* Not being resolved by a reaper meanwhile: ours to change. */
+		if (!a->failed && gv_await_listed(a) &&
+		    gv_look_apply(a, seen[i].look, seen[i].gone, seen[i].status))
 			cancel[ncancel++] = a->user_data;
-		}
 		a->queries--;
 	}
 	pthread_cond_broadcast(&gv_queries_done);

@@ -156,13 +156,41 @@ static unsigned int gv_domain_poisoned(struct gv_backend *b)
 }
 
 /*
+ * Whether the device will never store into @l again although stores are
+ * pending: its context (device) is poisoned, or a reset destroyed the
+ * page's registration and the pending work with it. The status in *@bad,
+ * what happened in *@what.
+ */
+bool gv_line_lost(struct gpuar_vendor_line *l, unsigned int *bad,
+		  const char **what)
+{
+	struct gv_backend *b = l->b;
+
+	*bad = gv_domain_poisoned(b);
+	if (*bad) {
+		*what = "the device's context failed, so its device "
+			"operations may never finish";
+		return true;
+	}
+	*bad = b->ops->page_registered(b, l->words, l->devaddr);
+	if (*bad) {
+		*what = "the device's registration of the line is gone (a "
+			"device or context reset destroyed it, and the stores "
+			"it had pending with it)";
+		return true;
+	}
+	return false;
+}
+
+/*
  * 1 when no device operation can touch the page any more, judged from
  * the line's own words only: every store the backend enqueued has landed
  * (a slot's word reached its last sequence number, each fence behind a
  * reverse wait reached its number). No stream of the caller is asked: it
  * may have been destroyed while its work still finishes. 0 while
  * something is pending. Negative when it never will be: the device's
- * context is poisoned, or a reverse wait could not be fenced.
+ * context is poisoned or was reset (gv_line_lost), or a reverse wait
+ * could not be fenced.
  */
 static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
 			   const char **what)
@@ -183,14 +211,8 @@ static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
 		settled = -1;
 	}
 	pthread_mutex_unlock(&l->lock);
-	if (!settled) {
-		*bad = gv_domain_poisoned(l->b);
-		if (*bad) {
-			*what = "the device's context failed, so its device "
-				"operations may never finish";
-			settled = -1;
-		}
-	}
+	if (!settled && gv_line_lost(l, bad, what))
+		settled = -1;
 	return settled;
 }
 
@@ -343,6 +365,14 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	      uint64_t *target, struct gpuar_error *diag)
 {
 	return gv_record_store(l, slot, stream, NULL, NULL, target, diag);
+}
+
+void gv_slot_lost(struct gpuar_vendor_line *l, uint32_t slot, uint64_t target)
+{
+	pthread_mutex_lock(&l->lock);
+	if (l->owned[slot] && l->seq[slot] == target)
+		l->owned[slot] = false;
+	pthread_mutex_unlock(&l->lock);
 }
 
 GPUAR_EXPORT uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)

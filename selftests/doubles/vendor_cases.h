@@ -84,6 +84,18 @@ struct vt {
 	void *per_thread_stream;
 	/* Point the backend at a driver without stream ids (before open). */
 	void (*without_stream_ids)(void);
+	/*
+	 * The double's failures (vendor_fail_cases.h; NULL under the real
+	 * driver): a fault with @code (sticky_codes lists the vendor's codes
+	 * after which the domain never stores again); a reset of @device (its
+	 * context or device: cuDevicePrimaryCtxReset, hipDeviceReset) made by
+	 * the calling thread; the next @n write-values on @s store nothing.
+	 */
+	void (*fault_with)(void *s, unsigned int code);
+	const unsigned int *sticky_codes;
+	int nsticky;
+	void (*reset_device)(int device);
+	void (*drop_writes)(void *s, unsigned int n);
 };
 
 /*

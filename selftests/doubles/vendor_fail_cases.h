@@ -63,11 +63,158 @@ START_TEST(kept_line_outlives_its_port)
 }
 END_TEST
 
+/*
+ * Freeing the fixture's line ends at once with -EIO, whatever the
+ * timeout: the line is kept (the message says so, and @why), and nothing
+ * was unregistered under the device.
+ */
+static void vt_free_keeps_line(const char *why)
+{
+	ck_assert_int_eq(V->line_free(vline, UINT64_MAX, &vdiag), -EIO);
+	ck_assert_msg(strstr(vdiag.message, "leaked") &&
+		      strstr(vdiag.message, why), "%s", vdiag.message);
+	vline = NULL;
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+}
+
+/* Open the gate word (slot 6 of the fixture's line) streams wait on. */
+static void vt_open_gate(uint64_t value)
+{
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], value,
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * A fault with a status after which the context (device) never stores
+ * again: freeing a line whose store was pending ends at once with -EIO
+ * (the line kept), even without a deadline, not when the timeout runs
+ * out, nor never. One process per code (a loop test).
+ */
+START_TEST(sticky_fault_ends_line_free_at_once)
+{
+	unsigned int code = V->sticky_codes[_i];
+	void *s = V->stream_new(0);
+
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	V->fault_with(s, code);
+	ck_assert_int_eq(V->record(vline, 0, s, NULL, &vdiag), 0);
+	vt_open_gate(1);
+	vt_free_keeps_line("failed");
+}
+END_TEST
+
+/* The same fault under an await: an error record naming the code, and
+ * the context poisoned by it from then on. */
+START_TEST(sticky_fault_ends_await_and_poisons)
+{
+	unsigned int code = V->sticky_codes[_i];
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+	void *s = V->stream_new(0);
+
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	V->fault_with(s, code);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 91, NULL, &vdiag), 0);
+	vt_open_gate(1);
+	c = vt_reap_one(vb);
+	ck_assert_int_eq(c.record.status, -EIO);
+	ck_assert_int_eq(c.vendor_status, (int32_t)code);
+	ck_assert_msg(strstr(vdiag.message, "poisoned"), "%u: %s", code,
+		      vdiag.message);
+	vt_free_keeps_line("failed");
+}
+END_TEST
+
+struct vt_reset_arg {
+	int device;
+};
+
+static void *vt_reset_in_thread(void *p)
+{
+	V->reset_device(((struct vt_reset_arg *)p)->device);
+	return NULL;
+}
+
+/*
+ * Another thread resets the device (its primary context) under live
+ * awaits: the reset destroys their streams and their pending stores, so
+ * each await ends with -EIO at its next look (a created stream, and the
+ * per-thread stream whose status only its domain's stream answers), and
+ * freeing the line ends with -EIO at once: the line is kept, since only
+ * the driver knows what the device still does.
+ */
+START_TEST(device_reset_ends_awaits_and_line_free)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct vt_reset_arg arg = { .device = 0 };
+	void *s = V->stream_new(0), *pt = V->per_thread_stream;
+	pthread_t t;
+
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(V->wait_word(vline, 6, pt, 1, &vdiag), 0);
+	ck_assert_int_eq(V->await(vline, 0, s, &plan, 4, 92, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->await(vline, 1, pt, &plan, 4, 93, NULL, &vdiag), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, vt_reset_in_thread, &arg), 0);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 2; i++) {
+		struct gpuar_vendor_completion c = vt_reap_one(vb);
+
+		ck_assert_uint_ge(c.record.user_data, 92);
+		ck_assert_int_eq(c.record.status, -EIO);
+		ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+	}
+	vt_free_keeps_line("reset");
+}
+END_TEST
+
+/*
+ * A store that never reaches the host although its stream went idle
+ * (the double drops it): the await ends with -ENODATA at its second look
+ * instead of being resubmitted for ever, under a backstop (flag) and
+ * under the reaper's unguarded checks (poll); the slot is then no
+ * stream's, so the line frees.
+ */
+START_TEST(store_lost_on_an_idle_stream_ends_the_await)
+{
+	const char *plans[] = { FLAG_PLAN, "poll" };
+	void *s = V->stream_new(0);
+
+	for (uint32_t i = 0; i < 2; i++) {
+		struct gpuar_plan plan = vt_plan(plans[i]);
+		struct gpuar_vendor_completion c;
+
+		V->drop_writes(s, 1);
+		ck_assert_int_eq(V->await(vline, i, s, &plan, 4, 94 + i, NULL,
+					  &vdiag), 0);
+		c = vt_reap_one(vb);
+		ck_assert_uint_eq(c.record.user_data, 94 + i);
+		ck_assert_msg(c.record.status == -ENODATA, "%s: status %d",
+			      plans[i], c.record.status);
+		ck_assert_int_eq(c.vendor_status, 0);
+		ck_assert_msg(strstr(vdiag.message, "store lost"), "%s",
+			      vdiag.message);
+	}
+	ck_assert_msg(V->line_free(vline, 1000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	vline = NULL;
+	V->stream_free(s);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+}
+END_TEST
+
 static void vt_add_fail_cases(Suite *suite)
 {
 	TCase *tc = vt_fixture_tcase("failures");
 
 	tcase_add_test(tc, kept_line_outlives_its_port);
+	if (!vt_real_driver) {	/* the double's faults, resets, lost stores */
+		tcase_add_loop_test(tc, sticky_fault_ends_line_free_at_once, 0,
+				    V->nsticky);
+		tcase_add_loop_test(tc, sticky_fault_ends_await_and_poisons, 0,
+				    V->nsticky);
+		tcase_add_test(tc, device_reset_ends_awaits_and_line_free);
+		tcase_add_test(tc, store_lost_on_an_idle_stream_ends_the_await);
+	}
 	suite_add_tcase(suite, tc);
 }
 

@@ -229,6 +229,34 @@ static uint64_t cu_unsafe_unregisters(void)
 	return SYM(fn_u64_v, "gpuar_fake_cuda_unsafe_unregisters")();
 }
 
+static void cu_fault_with(void *s, unsigned int code)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_cuda_fault")(s, code), 0);
+}
+
+static void cu_reset_device(int device)
+{
+	ck_assert_uint_eq(SYM(fn_i_i, "cuDevicePrimaryCtxReset_v2")(device), 0);
+}
+
+static void cu_drop_writes(void *s, unsigned int n)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_cuda_drop_writes")(s, n), 0);
+}
+
+/* Each CUresult after which the context never stores again. */
+static const unsigned int cu_sticky[] = {
+	4,	/* CUDA_ERROR_DEINITIALIZED */
+	214,	/* CUDA_ERROR_ECC_UNCORRECTABLE */
+	220,	/* CUDA_ERROR_NVLINK_UNCORRECTABLE */
+	700,	/* CUDA_ERROR_ILLEGAL_ADDRESS */
+	709,	/* CUDA_ERROR_CONTEXT_IS_DESTROYED */
+	710,	/* CUDA_ERROR_ASSERT */
+	719,	/* CUDA_ERROR_LAUNCH_FAILED */
+	911,	/* CUDA_ERROR_EXTERNAL_DEVICE */
+	999,	/* CUDA_ERROR_UNKNOWN */
+};
+
 static const struct vt cuda_vt = {
 	.name = "cuda",
 	.library_env = "GPUAR_CUDA_LIBRARY",
@@ -249,6 +277,11 @@ static const struct vt cuda_vt = {
 	.event_free = cu_event_free,
 	.per_thread_stream = CU_STREAM_PER_THREAD_HANDLE,
 	.without_stream_ids = cu_without_stream_ids,
+	.fault_with = cu_fault_with,
+	.sticky_codes = cu_sticky,
+	.nsticky = (int)(sizeof(cu_sticky) / sizeof(cu_sticky[0])),
+	.reset_device = cu_reset_device,
+	.drop_writes = cu_drop_writes,
 };
 
 /* ------------------------------------------------- CUDA-only cases */
@@ -286,8 +319,8 @@ START_TEST(falls_back_to_dlsym_on_old_driver)
 	ck_assert_int_eq(gpuar_cuda_line_alloc(cu, port, &l, &d), 0);
 	s = cu_stream_new(0);
 	ck_assert_int_eq(gpuar_cuda_record(l, 0, s, &target, &d), 0);
-	cu_stream_free(s);
-	ck_assert_uint_eq(gpuar_vendor_line_words(l)[0], target);
+	cu_stream_free(s);	/* returns at once; the store still lands */
+	vt_wait_reached(l, 0, target);
 	ck_assert_int_eq(gpuar_cuda_line_free(l, 0, &d), 0);
 	gpuar_port_close(port);
 	gpuar_cuda_close(cu);
@@ -651,6 +684,44 @@ START_TEST(sticky_error_names_the_first_failure)
 }
 END_TEST
 
+/*
+ * The caller destroys the awaited stream before its work is done (the
+ * header asks it not to): the driver returns at once and still runs the
+ * work (cuStreamDestroy), so the store lands; the backstop, whose status
+ * query now meets CUDA_ERROR_INVALID_HANDLE, asks the context's own
+ * stream instead, and the await completes when the word arrives, not
+ * with an error.
+ */
+START_TEST(awaited_stream_destroyed_before_its_store_lands)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	struct gpuar_vendor_completion c;
+	void *s = cu_stream_new(0);
+	uint64_t before, target;
+
+	ck_assert_int_eq(gpuar_cuda_stream_wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 4, 95, &target,
+					  &vdiag), 0);
+	cu_stream_free(s);
+	ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+	before = st.submitted;
+	/* backstops resolved after the destroy: each asked the dead handle */
+	for (int i = 0; i < 500 && st.submitted < before + 2; i++) {
+		ck_assert_int_eq(gpuar_cuda_reap(vb, vport, &c, 1, 20 * (int64_t)MS,
+						 &vdiag), -ETIME);
+		ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+	}
+	ck_assert_uint_ge(st.submitted, before + 2);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 95);
+	ck_assert_msg(c.record.status == 0, "status %d: %s", c.record.status,
+		      vdiag.message);
+	ck_assert(vt_word_reached(vline, 0, target));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("cuda_backend");
@@ -677,6 +748,7 @@ int main(void)
 		tcase_add_test(own, lines_hold_the_primary_context_until_freed);
 		tcase_add_test(own, stores_come_behind_an_explicit_barrier);
 		tcase_add_test(own, slow_driver_query_does_not_block_other_awaits);
+		tcase_add_test(own, awaited_stream_destroyed_before_its_store_lands);
 	}
 	tcase_add_test(own, global_capture_survives_the_backends_queries);
 	tcase_add_test(own, graph_replays_complete_their_own_waits);

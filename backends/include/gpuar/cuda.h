@@ -40,7 +40,50 @@
  * (cuMemHostRegister is not a call a capture permits).
  *
  * CUDA errors are sticky per context: the first one poisons the context,
- * and every later error message names that first error.
+ * and every later error message names that first error. These statuses
+ * mean the context never stores again, so every store pending in it is
+ * lost: an await on it ends at once with an error record (-EIO, the
+ * CUresult in the completion) and gpuar_cuda_line_free keeps the line
+ * and returns -EIO at once, whatever its timeout. What the CUresult
+ * descriptions of cuda.h say of each, in short:
+ *   4   CUDA_ERROR_DEINITIALIZED: the driver is shutting down;
+ *   201 CUDA_ERROR_INVALID_CONTEXT: the context handle is not (or no
+ *       longer) valid, as after cuCtxDestroy;
+ *   214 CUDA_ERROR_ECC_UNCORRECTABLE: an uncorrectable ECC error was
+ *       detected while the device ran;
+ *   220 CUDA_ERROR_NVLINK_UNCORRECTABLE: the same, of an NVLink;
+ *   700 CUDA_ERROR_ILLEGAL_ADDRESS: a kernel accessed an invalid
+ *       address; the process is left inconsistent, and CUDA is usable
+ *       again only in a new process;
+ *   702 CUDA_ERROR_LAUNCH_TIMEOUT: a kernel ran past the device's time
+ *       limit (where one is set); the context is then unusable;
+ *   709 CUDA_ERROR_CONTEXT_IS_DESTROYED: the current context was
+ *       destroyed (cuCtxDestroy), or is a primary context not set up;
+ *   710 CUDA_ERROR_ASSERT: an assert fired in device code (PyTorch's
+ *       "device-side assert triggered"); the device cannot be used again
+ *       and every allocation is invalid until the process restarts;
+ *   714-718 CUDA_ERROR_HARDWARE_STACK_ERROR, _ILLEGAL_INSTRUCTION,
+ *       _MISALIGNED_ADDRESS, _INVALID_ADDRESS_SPACE, _INVALID_PC: the
+ *       device faulted in a kernel; a new process is needed;
+ *   719 CUDA_ERROR_LAUNCH_FAILED: an exception on the device while a
+ *       kernel ran (an invalid device pointer, out-of-bounds shared
+ *       memory); a new process is needed;
+ *   810 CUDA_ERROR_MPS_CLIENT_TERMINATED: the MPS server ended this
+ *       client; a new process is needed;
+ *   911 CUDA_ERROR_EXTERNAL_DEVICE: a device outside CUDA, whose signal
+ *       CUDA waited for, reported an error; later work fails alike until
+ *       the process restarts;
+ *   999 CUDA_ERROR_UNKNOWN: an internal error the driver cannot name.
+ * A reset of the context under the handle (cuDevicePrimaryCtxReset,
+ * cudaDeviceReset) destroys its streams and the lines' registrations:
+ * awaits end with -EIO at their next backstop and gpuar_cuda_line_free
+ * returns -EIO at once. An await whose stream has gone idle while its
+ * word is still short of the target at two backstops in a row ends with
+ * -ENODATA ("store lost": the number never reached the host), not
+ * resubmitted for ever; its slot is then free. An awaited stream
+ * destroyed before its store landed (against the rule below) is asked no
+ * more: the context's own stream answers for errors instead, and the
+ * store, which the driver still runs, completes the await.
  *
  * All functions fill *diag (when non-NULL) with a coded error on failure
  * and return 0 or a negative errno, as <gpuar/gpuar.h>. Thread-safety:

@@ -33,7 +33,10 @@ struct gpuar_vendor_line;
  * error authority); pending or finished work is resubmitted with the
  * original start time, and a failed stream turns the record into an error
  * record: record.status = -EIO, vendor_status = the vendor's code (e.g.
- * 719 for CUDA_ERROR_LAUNCH_FAILED), vendor_name its name. A resubmitted
+ * 719 for CUDA_ERROR_LAUNCH_FAILED), vendor_name its name; a reset that
+ * destroyed the line's registration is -EIO too. A stream found idle with
+ * the word still short of its target at two looks in a row lost the
+ * store: record.status = -ENODATA, vendor_status 0. A resubmitted
  * wait that its first check then finds done is reported EXACT (an earlier
  * check saw it pending), with the checks of every submission counted.
  */
