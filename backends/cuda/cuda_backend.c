@@ -147,6 +147,27 @@ static int gcu_stream_admit(struct gv_backend *b, void *stream,
 			       "CU_STREAM_PER_THREAD refused: the driver has no "
 			       "cuStreamGetId (CUDA 12.0) to tell one thread's "
 			       "stream from another's; pass a created stream");
+	/*
+	 * The pseudo-handles name a stream of the calling thread's current
+	 * context: read it before ours is pushed, or they would always
+	 * resolve in ours. None current: nothing of the caller's is there,
+	 * and they name our context's.
+	 */
+	if (stream == GCU_STREAM_LEGACY || stream == GCU_STREAM_PER_THREAD) {
+		rc = api->cuCtxGetCurrent(&owner);
+		if (rc)
+			return gv_vendor_fail(b, diag, rc, "cuCtxGetCurrent");
+		if (owner && owner != cu->ctx)
+			return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
+				       "%s names a stream of the calling thread's "
+				       "current context, which is not device %d's "
+				       "primary context: make that current, or pass "
+				       "a created stream",
+				       stream == GCU_STREAM_LEGACY ?
+				       "CU_STREAM_LEGACY" : "CU_STREAM_PER_THREAD",
+				       b->device);
+		owner = NULL;
+	}
 	rc = gcu_enter(cu);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "cuCtxPushCurrent");

@@ -42,6 +42,7 @@ static const struct gcu_entry {
 	E(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
 	E(cuCtxPushCurrent, "cuCtxPushCurrent_v2"),
 	E(cuCtxPopCurrent, "cuCtxPopCurrent_v2"),
+	E(cuCtxGetCurrent, "cuCtxGetCurrent"),
 	E(cuMemHostRegister, "cuMemHostRegister_v2"),
 	E(cuMemHostUnregister, "cuMemHostUnregister"),
 	E(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),

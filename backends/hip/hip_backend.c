@@ -146,7 +146,11 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	rc = ghip_enter(h, &saved);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "hipSetDevice");
-	if (api->hipStreamGetDevice && stream != GHIP_STREAM_PER_THREAD)
+	/* hipStreamPerThread names the calling thread's current device's
+	 * stream (@saved, read before ours was made current). */
+	if (stream == GHIP_STREAM_PER_THREAD)
+		owner = saved;
+	else if (api->hipStreamGetDevice)
 		rc = api->hipStreamGetDevice(stream, &owner);
 	if (!rc && owner == h->device)
 		rc = api->hipStreamIsCapturing(stream, &capture);
@@ -161,6 +165,12 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	if (rc)
 		return gv_vendor_fail(b, diag, rc,
 				      "hipStreamGetDevice/IsCapturing/GetId");
+	if (owner != h->device && stream == GHIP_STREAM_PER_THREAD)
+		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
+			       "hipStreamPerThread names a stream of the calling "
+			       "thread's current device, %d, not device %d: "
+			       "hipSetDevice(%d) first, or pass a created stream",
+			       owner, h->device, h->device);
 	if (owner != h->device)
 		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
 			       "stream %p belongs to device %d, not device %d",

@@ -96,6 +96,11 @@ struct vt {
 	int nsticky;
 	void (*reset_device)(int device);
 	void (*drop_writes)(void *s, unsigned int n);
+	/* Make @device current on the calling thread as a program that works
+	 * there would (CUDA: push its primary context; HIP: hipSetDevice);
+	 * caller_off undoes it. */
+	void (*caller_on)(int device);
+	void (*caller_off)(int device);
 };
 
 /*

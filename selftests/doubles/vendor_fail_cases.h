@@ -202,11 +202,51 @@ START_TEST(store_lost_on_an_idle_stream_ends_the_await)
 }
 END_TEST
 
+/*
+ * The default-stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD,
+ * hipStreamPerThread) name a stream of the calling thread's current
+ * context or device: a caller working on device 1 that records through a
+ * device-0 handle is refused (-EXDEV), not given device 0's idle stream,
+ * whose store would complete the wait before the caller's work ran. With
+ * device 0 current, the same handles record behind the caller's work.
+ */
+START_TEST(default_stream_of_the_callers_other_device_refused)
+{
+	void *pseudo[] = { V->default_stream, V->per_thread_stream };
+	void *s1 = V->stream_new(1);
+	uint64_t target = 0;
+
+	if (!s1) {
+		printf("default_stream_of_the_callers_other_device_refused: one "
+		       "device only, not checked\n");
+		return;
+	}
+	V->stream_free(s1);
+	V->caller_on(1);
+	for (uint32_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(V->record(vline, i, pseudo[i], NULL, &vdiag),
+				 -EXDEV);
+		ck_assert_uint_eq(vdiag.code, GPUAR_E_BACKEND);
+		ck_assert_uint_eq(gpuar_vendor_line_sequence(vline, i), 0);
+	}
+	V->caller_off(1);
+	V->caller_on(0);
+	for (uint32_t i = 0; i < 2; i++) {
+		V->work(pseudo[i], 10 * MS);
+		ck_assert_msg(V->record(vline, i, pseudo[i], &target, &vdiag) == 0,
+			      "%s", vdiag.message);
+		vt_wait_reached(vline, i, target);
+	}
+	V->caller_off(0);
+}
+END_TEST
+
 static void vt_add_fail_cases(Suite *suite)
 {
 	TCase *tc = vt_fixture_tcase("failures");
 
 	tcase_add_test(tc, kept_line_outlives_its_port);
+	tcase_add_test(tc, default_stream_of_the_callers_other_device_refused);
 	if (!vt_real_driver) {	/* the double's faults, resets, lost stores */
 		tcase_add_loop_test(tc, sticky_fault_ends_line_free_at_once, 0,
 				    V->nsticky);

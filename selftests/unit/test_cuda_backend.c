@@ -239,6 +239,22 @@ static void cu_reset_device(int device)
 	ck_assert_uint_eq(SYM(fn_i_i, "cuDevicePrimaryCtxReset_v2")(device), 0);
 }
 
+static void cu_caller_on(int device)
+{
+	void *ctx = NULL;
+
+	ck_assert_uint_eq(SYM(fn_retain, "cuDevicePrimaryCtxRetain")(&ctx, device), 0);
+	ck_assert_uint_eq(SYM(fn_push, "cuCtxPushCurrent_v2")(ctx), 0);
+}
+
+static void cu_caller_off(int device)
+{
+	void *ctx = NULL;
+
+	ck_assert_uint_eq(SYM(fn_pop, "cuCtxPopCurrent_v2")(&ctx), 0);
+	ck_assert_uint_eq(SYM(fn_i_i, "cuDevicePrimaryCtxRelease_v2")(device), 0);
+}
+
 static void cu_drop_writes(void *s, unsigned int n)
 {
 	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_cuda_drop_writes")(s, n), 0);
@@ -282,6 +298,8 @@ static const struct vt cuda_vt = {
 	.nsticky = (int)(sizeof(cu_sticky) / sizeof(cu_sticky[0])),
 	.reset_device = cu_reset_device,
 	.drop_writes = cu_drop_writes,
+	.caller_on = cu_caller_on,
+	.caller_off = cu_caller_off,
 };
 
 /* ------------------------------------------------- CUDA-only cases */

@@ -109,6 +109,17 @@ static void hip_reset_device(int device)
 	ck_assert_uint_eq(SYM(fn_u_v, "hipDeviceReset")(), 0);
 }
 
+static void hip_caller_on(int device)
+{
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(device), 0);
+}
+
+static void hip_caller_off(int device)
+{
+	(void)device;
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(0), 0);
+}
+
 static void hip_drop_writes(void *s, unsigned int n)
 {
 	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_drop_writes")(s, n), 0);
@@ -151,6 +162,8 @@ static const struct vt hip_vt = {
 	.nsticky = (int)(sizeof(hip_sticky) / sizeof(hip_sticky[0])),
 	.reset_device = hip_reset_device,
 	.drop_writes = hip_drop_writes,
+	.caller_on = hip_caller_on,
+	.caller_off = hip_caller_off,
 };
 
 /* -------------------------------------------------- HIP-only cases */

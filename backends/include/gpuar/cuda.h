@@ -24,7 +24,11 @@
  *    (cudaStreamLegacy: it serialises with every blocking stream of the
  *    context) or CU_STREAM_PER_THREAD (cudaStreamPerThread);
  *  - CU_STREAM_PER_THREAD where the driver lacks cuStreamGetId (-EINVAL);
- *  - a stream of another context (-EXDEV);
+ *  - a stream of another context (-EXDEV), and CU_STREAM_LEGACY or
+ *    CU_STREAM_PER_THREAD while the calling thread's current context
+ *    (cuCtxGetCurrent, read before the backend makes its own current) is
+ *    another one: they name that context's stream (with no context
+ *    current, they name the primary context's);
  *  - a stream being captured into a graph (-EBUSY): the store would
  *    become a graph node storing one number on every replay; see
  *    gpuar_cuda_graph_add_completion for completion inside graphs.
