@@ -521,24 +521,54 @@ GPUAR_EXPORT int gpuar_vendor_resolve(struct gpuar_port *port,
 	return gv_resolve_record(port, rec, out, diag);
 }
 
+#define GV_REAP_BATCH 32u
+
+/*
+ * Resolve into @out (room for @max) the records a reap of up to
+ * GV_REAP_BATCH got, then reap without waiting while a batch came back
+ * full and there is room: every record queued, up to @max. The first
+ * batch is @recs' @n. Returns the completions (0: every record was
+ * resubmitted).
+ */
+static uint32_t gv_reap_drain(struct gpuar_port *port,
+			      struct gpuar_record *recs, int n, uint32_t asked,
+			      struct gpuar_vendor_completion *out, uint32_t max,
+			      struct gpuar_error *diag)
+{
+	uint32_t k = 0;
+
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			k += (uint32_t)gv_resolve_record(port, &recs[i], &out[k],
+							 diag);
+		if ((uint32_t)n < asked || k >= max)
+			return k;
+		asked = max - k < GV_REAP_BATCH ? max - k : GV_REAP_BATCH;
+		n = gpuar_reap(port, recs, asked, 0);
+		if (n <= 0)
+			return k;
+	}
+}
+
 int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 	    struct gpuar_vendor_completion *out, uint32_t max,
 	    int64_t timeout_ns, struct gpuar_error *diag)
 {
-	struct gpuar_record recs[32];
+	struct gpuar_record recs[GV_REAP_BATCH];
 	uint64_t deadline = 0;
 
 	(void)b;	/* every handle's awaits on @port are resolved */
 	gv_diag_clear(diag);
 	if (!port || !out || !max)
 		return -EINVAL;
-	if (max > sizeof(recs) / sizeof(recs[0]))
-		max = sizeof(recs) / sizeof(recs[0]);
+	if (max > INT32_MAX)	/* the count is returned as an int */
+		max = INT32_MAX;
 	if (timeout_ns > 0)
 		deadline = gpuar_now_ns() + (uint64_t)timeout_ns;
 	for (;;) {
+		uint32_t asked = max < GV_REAP_BATCH ? max : GV_REAP_BATCH;
 		int64_t left = timeout_ns;
-		uint32_t k = 0;
+		uint32_t k;
 		int n;
 
 		if (timeout_ns > 0) {
@@ -550,7 +580,7 @@ int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 		}
 		if (left < 0 || left > GV_REAP_SLICE_NS)
 			left = GV_REAP_SLICE_NS;
-		n = gpuar_reap(port, recs, max, left);
+		n = gpuar_reap(port, recs, asked, left);
 		if (n == -ETIME) {
 			gv_check_unguarded(port);
 			continue;
@@ -559,9 +589,7 @@ int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 			gv_check_unguarded(port);
 		if (n < 0)
 			return n;
-		for (int i = 0; i < n; i++)
-			k += (uint32_t)gv_resolve_record(port, &recs[i], &out[k],
-							 diag);
+		k = gv_reap_drain(port, recs, n, asked, out, max, diag);
 		if (k)
 			return (int)k;
 		if (timeout_ns == 0)

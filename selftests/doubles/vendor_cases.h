@@ -1090,6 +1090,46 @@ START_TEST(raw_records_resolved_by_the_caller)
 }
 END_TEST
 
+/*
+ * A reap asked for more than 32 completions returns every queued one up
+ * to @max in one call, not 32 at the most.
+ */
+START_TEST(reap_returns_up_to_max_in_one_call)
+{
+	enum { N = 100 };
+	static struct gpuar_vendor_completion out[N + 1];
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	struct gpuar_plan plan = vt_plan("poll");
+	void *s = V->stream_new(0);
+	static bool got[N];
+	uint64_t target = 0;
+	int n, i;
+
+	for (i = 0; i < N; i++)
+		ck_assert_msg(V->await(vline, 0, s, &plan, 1, (uint64_t)i, &target,
+				       &vdiag) == 0, "%s", vdiag.message);
+	vt_wait_reached(vline, 0, target);
+	/* every record queued, so the reap has them all at hand */
+	for (i = 0; i < 10000; i++) {
+		ck_assert_int_ge(gpuar_port_process(vport), 0);
+		ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+		if (st.queued >= N)
+			break;
+		vt_sleep_ms(1);
+	}
+	ck_assert_uint_eq(st.queued, N);
+	n = V->reap(vb, vport, out, N + 1, REAP_TIMEOUT_NS, &vdiag);
+	ck_assert_msg(n == N, "reap: %d of %d (%s)", n, N, vdiag.message);
+	for (i = 0; i < N; i++) {
+		ck_assert_int_eq(out[i].record.status, 0);
+		ck_assert_uint_lt(out[i].record.user_data, N);
+		ck_assert(!got[out[i].record.user_data]);
+		got[out[i].record.user_data] = true;
+	}
+	V->stream_free(s);
+}
+END_TEST
+
 /* An event the caller recorded: the wait completes once it does. */
 START_TEST(await_event_completes_when_the_event_does)
 {
@@ -1301,6 +1341,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, per_thread_stream_await_reaped);
 	tcase_add_test(tc, two_devices_on_one_port_reaped_through_either);
 	tcase_add_test(tc, raw_records_resolved_by_the_caller);
+	tcase_add_test(tc, reap_returns_up_to_max_in_one_call);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
 	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);

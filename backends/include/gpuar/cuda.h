@@ -203,7 +203,9 @@ int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
  * finished work is resubmitted (keeping the original start), a failed
  * stream becomes an error record (record.status -EIO, vendor_status the
  * CUresult, vendor_name its name; *@diag says what the error poisons).
- * Records of other waits pass through unchanged. Returns the number of
+ * Records of other waits pass through unchanged. Waits as gpuar_reap
+ * for the first record, then takes every record already queued, up to
+ * @max (any number: not capped at one batch). Returns the number of
  * completions, or -EAGAIN, -ETIME, -EINTR as gpuar_reap.
  */
 int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
