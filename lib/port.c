@@ -252,8 +252,16 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 	return 0;
 }
 
+static void (*port_close_observer)(struct gpuar_port *port);
+
+void gpuar_port_on_close(void (*fn)(struct gpuar_port *port))
+{
+	__atomic_store_n(&port_close_observer, fn, __ATOMIC_RELEASE);
+}
+
 GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 {
+	void (*observer)(struct gpuar_port *port);
 	u32 i;
 
 	if (!port)
@@ -263,6 +271,9 @@ GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 	 * locks may have been held by a parent thread at the fork.
 	 */
 	port->closing_in_child = port_forked(port);
+	observer = __atomic_load_n(&port_close_observer, __ATOMIC_ACQUIRE);
+	if (observer && !port->closing_in_child)
+		observer(port);
 	/* The engine goes first: it stops reading the lines' words. */
 	port->ops->close(port);
 	for (i = 0; i < port->lines_cap; i++) {

@@ -27,6 +27,14 @@ struct gpuar_line {
  */
 int gpuar_line_keep(struct gpuar_port *port, struct gpuar_line *line);
 
+/*
+ * Have gpuar_port_close call @fn(port) first (not in a forked child),
+ * while the port is still whole: the vendor backends drop the awaits
+ * they keep for it, so a port opened later at the same address never
+ * meets them. One observer per process; a later call replaces it.
+ */
+void gpuar_port_on_close(void (*fn)(struct gpuar_port *port));
+
 struct gpuar_engine_ops {
 	int (*line_register)(struct gpuar_port *port, struct gpuar_line *line);
 	int (*line_unregister)(struct gpuar_port *port, struct gpuar_line *line);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "port.h"	/* gpuar_port_on_close */
 #include "vendor.h"
 
 /* Why an await ends without its store (struct gv_await.why). */
@@ -18,7 +19,8 @@ enum gv_end {
 };
 
 struct gv_await {
-	struct gv_await *next;
+	struct gv_await *next;	/* in its port's bucket */
+	bool listed;		/* in the registry (registry lock) */
 	struct gpuar_vendor_line *line;	/* its backend: line->b */
 	void *stream;	/* asked for the status (the error authority) */
 	/* @stream is the domain's stream, which says nothing about when
@@ -56,12 +58,87 @@ struct gv_await {
  * Every await of every backend handle, in one registry: a port may carry
  * the awaits of several handles (one per GPU), and whichever reaps a
  * record (any handle's reap, or gpuar_vendor_resolve after the caller's
- * own read) must find its await. Matched by port, user_data and point.
- * Never held across a driver call.
+ * own read) must find its await. The registry keeps a table per port,
+ * hashed on user_data (matched with the point), so a record finds its
+ * await in a few steps however many are pending; closing the port drops
+ * its table (gv_port_closed), so a port opened later, even at the same
+ * address, never meets its awaits. One lock, never held across a driver
+ * call.
  */
+struct gv_port_awaits {
+	struct gv_port_awaits *next;
+	struct gpuar_port *port;
+	uint32_t count;		/* awaits in the table */
+	uint32_t nbuckets;	/* a power of two */
+	uint32_t cursor;	/* the bucket the next unguarded check starts at */
+	struct gv_await **buckets;
+};
+
+#define GV_BUCKETS_MIN 64u
+
 static pthread_mutex_t gv_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gv_queries_done = PTHREAD_COND_INITIALIZER;
-static struct gv_await *gv_awaits;
+static struct gv_port_awaits *gv_ports;
+static uint64_t gv_steps;	/* entries lookups stepped over */
+static pthread_once_t gv_observe_once = PTHREAD_ONCE_INIT;
+
+static uint32_t gv_bucket(const struct gv_port_awaits *pa, uint64_t user_data)
+{
+	/* Fibonacci hashing: user_data counters spread over the buckets. */
+	return (uint32_t)((user_data * 0x9e3779b97f4a7c15ull) >> 32) &
+	       (pa->nbuckets - 1);
+}
+
+/* @port's table, made (and @port's close observed) when @make. Locked. */
+static struct gv_port_awaits *gv_port_table(struct gpuar_port *port, bool make)
+{
+	struct gv_port_awaits *pa;
+
+	for (pa = gv_ports; pa; pa = pa->next)
+		if (pa->port == port)
+			return pa;
+	if (!make)
+		return NULL;
+	pa = calloc(1, sizeof(*pa));
+	if (pa)
+		pa->buckets = calloc(GV_BUCKETS_MIN, sizeof(*pa->buckets));
+	if (!pa || !pa->buckets) {
+		free(pa);
+		return NULL;
+	}
+	pa->port = port;
+	pa->nbuckets = GV_BUCKETS_MIN;
+	pa->next = gv_ports;
+	gv_ports = pa;
+	return pa;
+}
+
+/* Double the buckets once the chains grow past two on average. Locked. */
+static void gv_port_table_grow(struct gv_port_awaits *pa)
+{
+	uint32_t old = pa->nbuckets;
+	struct gv_await **was = pa->buckets, **now;
+
+	if (pa->count <= 2 * old || old > UINT32_MAX / 4)
+		return;
+	now = calloc(2 * (size_t)old, sizeof(*now));
+	if (!now)
+		return;	/* longer chains, still correct */
+	pa->buckets = now;
+	pa->nbuckets = 2 * old;
+	pa->cursor = 0;
+	for (uint32_t i = 0; i < old; i++) {
+		while (was[i]) {
+			struct gv_await *a = was[i];
+			uint32_t k = gv_bucket(pa, a->user_data);
+
+			was[i] = a->next;
+			a->next = now[k];
+			now[k] = a;
+		}
+	}
+	free(was);
+}
 
 /*
  * Free an await once no status query of its stream is in flight: the
@@ -84,44 +161,111 @@ static void gv_await_free(struct gv_await *a)
 	pthread_mutex_unlock(&gv_registry_lock);
 }
 
-void gv_awaits_drop(struct gv_backend *b)
+/*
+ * Unlink and free the awaits of @pa (those of backend @drop only, unless
+ * NULL). Their lines keep counting them, so none of those lines is freed
+ * through a port that is gone (-EBUSY). Locked.
+ */
+static void gv_port_table_drop(struct gv_port_awaits *pa,
+			       const struct gv_backend *drop)
 {
-	struct gv_await **pp = &gv_awaits;
+	for (uint32_t i = 0; i < pa->nbuckets; i++) {
+		struct gv_await **pp = &pa->buckets[i];
 
-	pthread_mutex_lock(&gv_registry_lock);
-	while (*pp) {
-		struct gv_await *a = *pp;
+		while (*pp) {
+			struct gv_await *a = *pp;
 
-		if (a->line->b == b) {
+			if (drop && a->line->b != drop) {
+				pp = &a->next;
+				continue;
+			}
 			*pp = a->next;
+			a->listed = false;
+			pa->count--;
 			gv_await_free_locked(a);
-		} else {
-			pp = &a->next;
 		}
 	}
+}
+
+void gv_awaits_drop(struct gv_backend *b)
+{
+	pthread_mutex_lock(&gv_registry_lock);
+	for (struct gv_port_awaits *pa = gv_ports; pa; pa = pa->next)
+		gv_port_table_drop(pa, b);
 	pthread_mutex_unlock(&gv_registry_lock);
 }
 
-static bool gv_await_matches(const struct gv_await *a, struct gpuar_port *port,
-			     uint64_t user_data, uint64_t point)
+/* gpuar_port_close is closing @port: its awaits go, records unread. */
+static void gv_port_closed(struct gpuar_port *port)
 {
-	return a->user_data == user_data && a->line->port == port &&
-	       a->point == point;
+	struct gv_port_awaits **pp, *pa = NULL;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	for (pp = &gv_ports; *pp; pp = &(*pp)->next) {
+		if ((*pp)->port == port) {
+			pa = *pp;
+			*pp = pa->next;
+			break;
+		}
+	}
+	if (pa)
+		gv_port_table_drop(pa, NULL);
+	pthread_mutex_unlock(&gv_registry_lock);
+	if (pa)
+		free(pa->buckets);
+	free(pa);
+}
+
+static void gv_observe_ports(void)
+{
+	gpuar_port_on_close(gv_port_closed);
+}
+
+uint64_t gv_registry_awaits(void)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	for (struct gv_port_awaits *pa = gv_ports; pa; pa = pa->next)
+		n += pa->count;
+	pthread_mutex_unlock(&gv_registry_lock);
+	return n;
+}
+
+uint64_t gv_registry_steps(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	n = gv_steps;
+	pthread_mutex_unlock(&gv_registry_lock);
+	return n;
 }
 
 /* Take the await for @rec off the registry; NULL when it is not one. */
 static struct gv_await *gv_await_take(struct gpuar_port *port,
 				      const struct gpuar_record *rec)
 {
+	struct gv_port_awaits *pa;
 	struct gv_await **pp, *a = NULL;
 
 	if (rec->source != GPUAR_SOURCE_WORD)
 		return NULL;
 	pthread_mutex_lock(&gv_registry_lock);
-	for (pp = &gv_awaits; *pp; pp = &(*pp)->next) {
-		if (gv_await_matches(*pp, port, rec->user_data, rec->point)) {
+	pa = gv_port_table(port, false);
+	if (!pa) {
+		pthread_mutex_unlock(&gv_registry_lock);
+		return NULL;
+	}
+	for (pp = &pa->buckets[gv_bucket(pa, rec->user_data)]; *pp;
+	     pp = &(*pp)->next) {
+		gv_steps++;
+		if ((*pp)->user_data == rec->user_data &&
+		    (*pp)->point == rec->point) {
 			a = *pp;
 			*pp = a->next;
+			a->listed = false;
+			pa->count--;
 			break;
 		}
 	}
@@ -129,12 +273,27 @@ static struct gv_await *gv_await_take(struct gpuar_port *port,
 	return a;
 }
 
-static void gv_await_put(struct gv_await *a)
+/* Put @a in its port's table: 0, or -ENOMEM (no table for the port). */
+static int gv_await_put(struct gv_await *a)
 {
+	struct gv_port_awaits *pa;
+	uint32_t k;
+
+	pthread_once(&gv_observe_once, gv_observe_ports);
 	pthread_mutex_lock(&gv_registry_lock);
-	a->next = gv_awaits;
-	gv_awaits = a;
+	pa = gv_port_table(a->line->port, true);
+	if (!pa) {
+		pthread_mutex_unlock(&gv_registry_lock);
+		return -ENOMEM;
+	}
+	pa->count++;
+	gv_port_table_grow(pa);
+	k = gv_bucket(pa, a->user_data);
+	a->next = pa->buckets[k];
+	pa->buckets[k] = a;
+	a->listed = true;
 	pthread_mutex_unlock(&gv_registry_lock);
+	return 0;
 }
 
 static void gv_line_awaits_add(struct gpuar_vendor_line *l, int n)
@@ -220,7 +379,13 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	}
 	a->plan = submit_plan;
 	gv_line_awaits_add(l, 1);
-	gv_await_put(a);
+	if (gv_await_put(a)) {
+		gv_line_awaits_add(l, -1);
+		free(a);
+		return gv_fail(b, diag, ENOMEM, GV_NO_VENDOR_STATUS,
+			       "the store is enqueued but no memory was left to "
+			       "register the await");
+	}
 	rc = gv_submit(a, 0, &submit_plan);
 	if (rc < 0) {
 		struct gpuar_record r = { .user_data = user_data,
@@ -411,11 +576,16 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 		 * so the estimator sees the true duration. */
 		a->resubmits++;
 		a->checks += rec->checks;
-		gv_await_put(a);
-		rc = gv_submit(a, rec->start_ns, &a->plan);
-		if (rc >= 0)
-			return 0;
-		a = gv_await_take(port_of(a), rec);
+		rc = gv_await_put(a);
+		if (rc) {	/* not listed: ours still */
+			gv_await_done(a);
+			a = NULL;
+		} else {
+			rc = gv_submit(a, rec->start_ns, &a->plan);
+			if (rc >= 0)
+				return 0;
+			a = gv_await_take(port_of(a), rec);
+		}
 		out->record.status = rc;
 		gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
 			"resubmitting a late wait failed (errno %d)", -rc);
@@ -440,14 +610,6 @@ end:
  */
 #define GV_UNGUARDED_MAX 32
 
-static bool gv_await_listed(const struct gv_await *a)
-{
-	for (const struct gv_await *x = gv_awaits; x; x = x->next)
-		if (x == a)
-			return true;
-	return false;
-}
-
 static void gv_check_unguarded(struct gpuar_port *port)
 {
 	struct {
@@ -461,15 +623,26 @@ static void gv_check_unguarded(struct gpuar_port *port)
 	uint64_t cancel[GV_UNGUARDED_MAX];
 	uint32_t n = 0, ncancel = 0;
 
+	struct gv_port_awaits *pa;
+
 	pthread_mutex_lock(&gv_registry_lock);
-	for (struct gv_await *a = gv_awaits; a && n < GV_UNGUARDED_MAX; a = a->next) {
-		if (a->line->port != port || a->failed ||
-		    a->plan.park == GPUAR_PARK_FLAG)
-			continue;
-		a->queries++;	/* not freed, nor handed out, until answered */
-		seen[n].a = a;
-		seen[n].stream = a->stream;
-		seen[n++].thread_relative = a->thread_relative;
+	pa = gv_port_table(port, false);
+	/* From where the last check stopped, so every await gets its turn. */
+	for (uint32_t i = 0; pa && i < pa->nbuckets && n < GV_UNGUARDED_MAX; i++) {
+		uint32_t k = (pa->cursor + i) & (pa->nbuckets - 1);
+
+		for (struct gv_await *a = pa->buckets[k]; a; a = a->next) {
+			if (a->failed || a->plan.park == GPUAR_PARK_FLAG)
+				continue;
+			a->queries++;	/* not freed, nor handed out, until answered */
+			seen[n].a = a;
+			seen[n].stream = a->stream;
+			seen[n++].thread_relative = a->thread_relative;
+			if (n == GV_UNGUARDED_MAX) {
+				pa->cursor = k + 1;
+				break;
+			}
+		}
 	}
 	pthread_mutex_unlock(&gv_registry_lock);
 	for (uint32_t i = 0; i < n; i++) {
@@ -485,7 +658,7 @@ static void gv_check_unguarded(struct gpuar_port *port)
 		struct gv_await *a = seen[i].a;
 
 		/* Not being resolved by a reaper meanwhile: ours to change. */
-		if (!a->failed && gv_await_listed(a) &&
+		if (!a->failed && a->listed &&
 		    gv_look_apply(a, seen[i].look, seen[i].gone, seen[i].status))
 			cancel[ncancel++] = a->user_data;
 		a->queries--;

@@ -1130,6 +1130,99 @@ START_TEST(reap_returns_up_to_max_in_one_call)
 }
 END_TEST
 
+/*
+ * The backends' await registry (backends/vendor/vendor_await.c, in the
+ * static library the tests link): the awaits it holds, and the entries
+ * its lookups have stepped over so far.
+ */
+uint64_t gv_registry_awaits(void);
+uint64_t gv_registry_steps(void);
+
+/*
+ * A burst of awaits on one port: each reaped record finds its await in a
+ * few steps, not by scanning every await still pending, so the burst
+ * costs steps linear in its size (counted, never timed).
+ */
+START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
+{
+	enum { N = 4000 };
+	static struct gpuar_vendor_completion out[256];
+	struct gpuar_plan plan = vt_plan("poll");
+	void *s = V->stream_new(0);
+	uint64_t target = 0, steps;
+	uint32_t reaped = 0;
+
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_msg(V->await(vline, 0, s, &plan, 1, i, &target,
+				       &vdiag) == 0, "await %u: %s", i,
+			      vdiag.message);
+	ck_assert_uint_eq(gv_registry_awaits(), N);
+	steps = gv_registry_steps();
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	while (reaped < N) {
+		int n = V->reap(vb, vport, out, 256, REAP_TIMEOUT_NS, &vdiag);
+
+		ck_assert_msg(n > 0, "reap: %d %s", n, vdiag.message);
+		for (int k = 0; k < n; k++)
+			ck_assert_int_eq(out[k].record.status, 0);
+		reaped += (uint32_t)n;
+	}
+	steps = gv_registry_steps() - steps;
+	ck_assert_msg(steps <= 4 * N, "%llu steps to find %d awaits",
+		      (unsigned long long)steps, N);
+	ck_assert_uint_eq(gv_registry_awaits(), 0);
+	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * Closing a port drops its awaits still unreaped, so none of them can
+ * match a record of a port opened later, however alike (the same
+ * user_data and point, and, where the allocator hands the closed port's
+ * memory out again, the same address).
+ */
+START_TEST(closed_ports_awaits_never_match_a_new_port)
+{
+	static struct gpuar_vendor_line *orphan;	/* its port is gone */
+	struct gpuar_plan plan = vt_plan("poll");
+	struct gpuar_word_wait w = { .user_data = 7, .target = 1, .point = 1 };
+	struct gpuar_vendor_completion c;
+	struct gpuar_port *a, *b;
+	struct gpuar_line *line;
+	struct gpuar_record rec;
+	void *s = V->stream_new(0);
+	uint64_t target = 0;
+
+	vt_open_port(&a);
+	ck_assert_msg(V->line_alloc(vb, a, &orphan, &vdiag) == 0, "%s",
+		      vdiag.message);
+	ck_assert_int_eq(V->await(orphan, 0, s, &plan, 1, 7, &target, &vdiag), 0);
+	vt_wait_reached(orphan, 0, target);	/* landed, never reaped */
+	ck_assert_uint_eq(gv_registry_awaits(), 1);
+	gpuar_port_close(a);
+	ck_assert_uint_eq(gv_registry_awaits(), 0);
+	/* a new port's record with the same user_data and point */
+	vt_open_port(&b);
+	if (b != a)
+		printf("closed_ports_awaits_never_match_a_new_port: the new port "
+		       "is elsewhere; only the drop is checked\n");
+	ck_assert_int_eq(gpuar_line_alloc(b, &line), 0);
+	w.line = gpuar_line_id(line);
+	w.plan = plan;
+	ck_assert_int_eq(gpuar_submit_word_waits(b, &w, 1, NULL), 1);
+	__atomic_store_n(&gpuar_line_words(line)[0], 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(gpuar_reap(b, &rec, 1, REAP_TIMEOUT_NS), 1);
+	ck_assert_int_eq(gpuar_vendor_resolve(b, &rec, &c, &vdiag), 1);
+	ck_assert_uint_eq(c.record.user_data, 7);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert_int_eq(c.vendor_status, 0);
+	ck_assert_int_eq(gpuar_line_free(b, line), 0);
+	gpuar_port_close(b);
+	V->stream_free(s);
+}
+END_TEST
+
 /* An event the caller recorded: the wait completes once it does. */
 START_TEST(await_event_completes_when_the_event_does)
 {
@@ -1342,6 +1435,8 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, two_devices_on_one_port_reaped_through_either);
 	tcase_add_test(tc, raw_records_resolved_by_the_caller);
 	tcase_add_test(tc, reap_returns_up_to_max_in_one_call);
+	tcase_add_test(tc, burst_of_awaits_finds_each_in_a_few_steps);
+	tcase_add_test(tc, closed_ports_awaits_never_match_a_new_port);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
 	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);

@@ -58,7 +58,10 @@ struct gpuar_vendor_completion {
  * hand out, 0 when the wait was resubmitted (nothing to hand out: its
  * record comes later), or -EINVAL. The awaits of every handle on one port
  * share one registry: a port with one handle per GPU may be reaped through
- * any of them, or through this call. Thread-safe.
+ * any of them, or through this call. A record finds its await by
+ * user_data (hashed) and point; closing the port forgets the awaits still
+ * unreaped on it, so no port opened later meets them (their lines stay
+ * unfreeable, -EBUSY: their port is gone). Thread-safe.
  */
 int gpuar_vendor_resolve(struct gpuar_port *port,
 			 const struct gpuar_record *rec,
