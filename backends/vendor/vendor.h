@@ -32,6 +32,9 @@
 #define GV_FENCE_WORD0 GPUAR_LINE_SLOTS	/* word index of fence 0 */
 #define GV_FENCES 64
 
+/* Private streams of event awaits a backend handle makes at most. */
+#define GV_EVENT_STREAMS 32
+
 struct gv_backend;
 
 /* Why loading a vendor library failed, for the open call's coded error. */
@@ -140,11 +143,15 @@ struct gv_backend {
 	const struct gv_ops *ops;
 	int device;
 	pthread_mutex_t lock;		/* sticky; never held across a driver call */
-	/* Private streams of event awaits, one per slot index, made on first
-	 * use: awaits on slot k of any line complete in the order they were
-	 * made, awaits on different slots independently. */
+	/* A pool of private streams for event awaits, made as needed: an
+	 * event await takes the stream its slot's pending stores are on, else
+	 * an idle one, so unrelated events never queue behind each other
+	 * (gv_event_stream). */
 	pthread_mutex_t event_lock;
-	void *event_streams[GPUAR_LINE_SLOTS];
+	void *event_streams[GV_EVENT_STREAMS];
+	uint64_t event_keys[GV_EVENT_STREAMS];	/* their stream_admit keys */
+	uint32_t nevent_streams;
+	uint32_t event_next;	/* round robin once all are busy */
 	unsigned int sticky;		/* first sticky status, 0 if none */
 	char sticky_op[64];		/* the call that first reported it */
 	uint64_t leaked_lines;

@@ -512,27 +512,91 @@ int gv_stream_synchronize(struct gv_backend *b, void *stream,
 	return st ? gv_vendor_fail(b, diag, st, "synchronizing the stream") : 0;
 }
 
-/* The private stream of event awaits on slot @slot, made on first use. */
-static int gv_event_stream(struct gv_backend *b, uint32_t slot, void **out,
-			   struct gpuar_error *diag)
+/*
+ * The slot's owner key while stores of its stream are pending in it, else
+ * false: a second stream's store could land first and move the word back.
+ */
+static bool gv_slot_busy_with(struct gpuar_vendor_line *l, uint32_t slot,
+			      uint64_t *key)
 {
-	unsigned int st = 0;
+	bool busy;
+
+	pthread_mutex_lock(&l->lock);
+	busy = l->owned[slot] &&
+	       !gpuar_reached(gpuar_word_load(&l->words[slot]), l->seq[slot]);
+	*key = l->owner[slot];
+	pthread_mutex_unlock(&l->lock);
+	return busy;
+}
+
+/*
+ * The private stream for an event await on @slot of @l, from the
+ * backend's pool: the one the slot's pending stores are on (they must
+ * land in order), else the first idle one, else a new one (up to
+ * GV_EVENT_STREAMS), else the next in turn. So an event await waits only
+ * for its own event, unless GV_EVENT_STREAMS others are pending at once.
+ * Driver calls (queries, a create) are made outside the pool's lock.
+ */
+static int gv_event_stream(struct gpuar_vendor_line *l, uint32_t slot,
+			   void **out, struct gpuar_error *diag)
+{
+	struct gv_backend *b = l->b;
+	void *pool[GV_EVENT_STREAMS], *s = NULL;
+	struct gv_stream_id id = { 0 };
+	uint64_t owner;
+	bool busy = gv_slot_busy_with(l, slot, &owner);
+	uint32_t n;
+	unsigned int st;
+	int rc;
 
 	pthread_mutex_lock(&b->event_lock);
-	if (!b->event_streams[slot])
-		st = b->ops->stream_create(b, &b->event_streams[slot]);
-	*out = b->event_streams[slot];
+	n = b->nevent_streams;
+	for (uint32_t i = 0; i < n; i++) {
+		pool[i] = b->event_streams[i];
+		if (busy && b->event_keys[i] == owner)
+			s = pool[i];
+	}
 	pthread_mutex_unlock(&b->event_lock);
-	return st ? gv_vendor_fail(b, diag, st, "creating a private stream") : 0;
+	for (uint32_t i = 0; !s && i < n; i++) {
+		st = gv_query(b, pool[i]);
+		/* idle (or failed: the record will say so) */
+		if (st != b->ops->not_ready && !b->ops->status_not_now(st))
+			s = pool[i];
+	}
+	if (s) {
+		*out = s;
+		return 0;
+	}
+	if (n == GV_EVENT_STREAMS) {
+		pthread_mutex_lock(&b->event_lock);
+		*out = b->event_streams[b->event_next++ % GV_EVENT_STREAMS];
+		pthread_mutex_unlock(&b->event_lock);
+		return 0;
+	}
+	st = b->ops->stream_create(b, &s);
+	if (st)
+		return gv_vendor_fail(b, diag, st, "creating a private stream");
+	rc = b->ops->stream_admit(b, s, &id, diag);
+	pthread_mutex_lock(&b->event_lock);
+	if (!rc && b->nevent_streams < GV_EVENT_STREAMS) {
+		b->event_keys[b->nevent_streams] = id.key;
+		b->event_streams[b->nevent_streams++] = s;
+		*out = s;
+		s = NULL;
+	} else if (!rc) {	/* the pool filled meanwhile */
+		*out = b->event_streams[b->event_next++ % GV_EVENT_STREAMS];
+	}
+	pthread_mutex_unlock(&b->event_lock);
+	if (s)
+		b->ops->stream_destroy(b, s);
+	return rc;
 }
 
 void gv_event_streams_destroy(struct gv_backend *b)
 {
-	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++) {
-		if (b->event_streams[i])
-			b->ops->stream_destroy(b, b->event_streams[i]);
-		b->event_streams[i] = NULL;
-	}
+	for (uint32_t i = 0; i < b->nevent_streams; i++)
+		b->ops->stream_destroy(b, b->event_streams[i]);
+	b->nevent_streams = 0;
 }
 
 struct gv_event_store {
@@ -558,7 +622,7 @@ int gv_await_event(struct gpuar_vendor_line *l, uint32_t slot, void *event,
 {
 	struct gv_event_store e = { .event = event };
 	struct gv_store store = { .enqueue = gv_store_after_event, .arg = &e };
-	void *stream;
+	void *stream = NULL;
 	int rc;
 
 	gv_diag_clear(diag);
@@ -568,7 +632,7 @@ int gv_await_event(struct gpuar_vendor_line *l, uint32_t slot, void *event,
 	if (!event)
 		return gv_fail(l->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
 			       "await_event needs an event");
-	rc = gv_event_stream(l->b, slot, &stream, diag);
+	rc = gv_event_stream(l, slot, &stream, diag);
 	if (rc)
 		return rc;
 	return gv_await_store(l, slot, stream, &store, plan, point, user_data,

@@ -1284,6 +1284,57 @@ START_TEST(await_event_outlives_the_destroyed_event)
 END_TEST
 
 /*
+ * Event awaits on the same slot index of two lines are unrelated: the
+ * second event's await completes while the first event's stream is still
+ * held, instead of queueing behind it on a shared private stream. A
+ * further event await on the first line's slot follows its pending store
+ * on the same private stream (in order), never refused as another stream.
+ */
+START_TEST(unrelated_event_awaits_complete_independently)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	void *s1 = V->stream_new(0), *s2 = V->stream_new(0);
+	void *e1 = V->event_new(), *e2 = V->event_new(), *e3 = V->event_new();
+	struct gpuar_vendor_completion c;
+	struct gpuar_vendor_line *other;
+	bool seen[2] = { false, false };
+
+	ck_assert_msg(V->line_alloc(vb, vport, &other, &vdiag) == 0, "%s",
+		      vdiag.message);
+	ck_assert_int_eq(V->wait_word(vline, 6, s1, 1, &vdiag), 0);	/* held */
+	V->event_record(e1, s1);
+	V->event_record(e2, s2);
+	V->event_record(e3, s2);
+	ck_assert_int_eq(V->await_event(vline, 4, e1, &plan, 3, 1, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->await_event(other, 4, e2, &plan, 3, 2, NULL, &vdiag), 0);
+	ck_assert_msg(V->await_event(vline, 4, e3, &plan, 3, 3, NULL, &vdiag) == 0,
+		      "%s", vdiag.message);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 2);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(!vt_word_reached(vline, 4, 1));	/* e1 still held */
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++) {
+		c = vt_reap_one(vb);
+		ck_assert_uint_ge(c.record.user_data, 1);
+		ck_assert_uint_le(c.record.user_data, 3);
+		ck_assert_uint_ne(c.record.user_data, 2);
+		ck_assert_int_eq(c.record.status, 0);
+		seen[c.record.user_data == 3] = true;
+	}
+	ck_assert(seen[0] && seen[1]);
+	ck_assert(vt_word_reached(vline, 4, 2));
+	ck_assert_msg(V->line_free(other, 1000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	V->event_free(e1);
+	V->event_free(e2);
+	V->event_free(e3);
+	V->stream_free(s1);
+	V->stream_free(s2);
+}
+END_TEST
+
+/*
  * The event's stream fails: an error record with the vendor's code. The
  * stream is held on a word until the record and the await are enqueued,
  * so the fault comes after both however slowly this thread runs.
@@ -1440,6 +1491,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
 	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);
+	tcase_add_test(tc, unrelated_event_awaits_complete_independently);
 	suite_add_tcase(suite, tc);
 }
 

@@ -234,12 +234,15 @@ int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
  * error records and backstop (the private stream is the one asked). The
  * event may belong to any context; what it waits for is its latest record
  * at the time of this call, and the caller may destroy it as soon as this
- * returns (cuEventDestroy does not wait for the record). Awaits on the same slot index share one
- * private stream and complete in the order they were made; use different
- * slots for independent events. That private stream is the slot's stream
- * for the one-stream-per-slot rule (-EBUSY while another stream's stores
- * into the slot are pending). Errors: as gpuar_cuda_await, -EINVAL (no
- * event).
+ * returns (cuEventDestroy does not wait for the record). The private
+ * stream comes from a pool of the handle's (up to 32, made as needed): the
+ * one the slot's pending stores are on, so awaits on one slot of a line
+ * complete in the order they were made; else an idle one, so an await
+ * waits for its own event only, never for an unrelated earlier one (of
+ * another slot or line) unless 32 event awaits are pending at once. The
+ * private stream is the slot's stream for the one-stream-per-slot rule
+ * (-EBUSY while another stream's stores into the slot are pending).
+ * Errors: as gpuar_cuda_await, -EINVAL (no event).
  */
 int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
 			   struct CUevent_st *event,
