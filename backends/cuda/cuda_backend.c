@@ -563,6 +563,31 @@ struct gcu_graph_launch {
 	gcu_graph_node node;
 };
 
+/*
+ * Graph objects are not synchronized internally, and calls on one must be
+ * serialized by the caller (CUDA Driver API, "Graph object thread
+ * safety"): the patch and the launch of one executable graph run under a
+ * lock of that graph's, whichever lines and threads launch it. Striped:
+ * execs share GCU_EXEC_LOCKS locks by address.
+ */
+#define GCU_EXEC_LOCKS 64
+static pthread_mutex_t gcu_exec_locks[GCU_EXEC_LOCKS];
+static pthread_once_t gcu_exec_locks_once = PTHREAD_ONCE_INIT;
+
+static void gcu_exec_locks_init(void)
+{
+	for (int i = 0; i < GCU_EXEC_LOCKS; i++)
+		pthread_mutex_init(&gcu_exec_locks[i], NULL);
+}
+
+static pthread_mutex_t *gcu_exec_lock(gcu_graph_exec exec)
+{
+	uintptr_t k = (uintptr_t)exec;
+
+	pthread_once(&gcu_exec_locks_once, gcu_exec_locks_init);
+	return &gcu_exec_locks[(k >> 4 ^ k >> 12) % GCU_EXEC_LOCKS];
+}
+
 /* The record's store: patch the node of this executable graph with the
  * slot's next number, then launch it ("the modifications only affect
  * future launches"; launches already enqueued keep their own number). */
@@ -579,10 +604,12 @@ static unsigned int gcu_graph_store(struct gv_backend *b, void *stream,
 	rc = gcu_enter(cu);
 	if (rc)
 		return rc;
+	pthread_mutex_lock(gcu_exec_lock(g->exec));
 	rc = cu->drv.api.cuGraphExecBatchMemOpNodeSetParams(g->exec, g->node,
 							    &params);
 	if (!rc)
 		rc = cu->drv.api.cuGraphLaunch(g->exec, stream);
+	pthread_mutex_unlock(gcu_exec_lock(g->exec));
 	gcu_leave(cu);
 	return rc;
 }

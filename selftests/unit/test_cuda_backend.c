@@ -635,6 +635,94 @@ START_TEST(graph_replays_complete_their_own_waits)
 }
 END_TEST
 
+struct cu_launcher {
+	struct gpuar_vendor_line *line;
+	void *exec, *node, *s;
+	uint64_t user_data;
+	bool started;
+	int rc;
+};
+
+static void *cu_launch_in_thread(void *p)
+{
+	struct cu_launcher *l = p;
+	struct gpuar_plan plan = vt_plan("poll");
+	struct gpuar_error d;
+
+	__atomic_store_n(&l->started, true, __ATOMIC_RELEASE);
+	l->rc = gpuar_cuda_graph_launch(l->line, 0, l->exec, l->node, l->s, &plan,
+					4, l->user_data, NULL, &d);
+	return NULL;
+}
+
+/*
+ * One executable graph launched through two lines from two threads: the
+ * patch of its node and the launch are one step per graph, so the second
+ * thread waits while the first one's patch is held in the driver (the
+ * double holds cuGraphExecBatchMemOpNodeSetParams), and each launch
+ * stores into its own line. Unlocked, the second patch would replace the
+ * first before its launch, whose store would then go to the other line.
+ * The check that the second thread stays out is bounded (500 ms): a
+ * negative can only be waited for, and the locked code never needs it.
+ */
+START_TEST(graph_exec_launched_from_two_threads_is_serialized)
+{
+	void *graph = NULL, *exec = NULL, *node = NULL;
+	struct cu_launcher a = { .line = vline, .s = cu_stream_new(0),
+				 .user_data = 1 };
+	struct cu_launcher b = { .s = cu_stream_new(0), .user_data = 2 };
+	int held = 0, most = 0;
+	pthread_t ta, tb;
+
+	ck_assert_msg(gpuar_cuda_line_alloc(vb, vport, &b.line, &vdiag) == 0, "%s",
+		      vdiag.message);
+	ck_assert_uint_eq(SYM(fn_create, "cuGraphCreate")(&graph, 0), 0);
+	ck_assert_msg(gpuar_cuda_graph_add_completion(vline, 0, graph, NULL, 0,
+			(struct CUgraphNode_st **)&node, &vdiag) == 0, "%s",
+		      vdiag.message);
+	cu_with_ctx0(true);
+	ck_assert_uint_eq(SYM(fn_instantiate, "cuGraphInstantiateWithFlags")(
+				  &exec, graph, 0), 0);
+	cu_with_ctx0(false);
+	a.exec = b.exec = exec;
+	a.node = b.node = node;
+	SYM(fn_v_i, "gpuar_fake_cuda_hold_exec_updates")(1);
+	ck_assert_int_eq(pthread_create(&ta, NULL, cu_launch_in_thread, &a), 0);
+	for (int i = 0; i < 10000 && !held; i++) {
+		held = SYM(fn_i_v, "gpuar_fake_cuda_held_exec_updates")();
+		vt_sleep_ms(1);
+	}
+	ck_assert_int_eq(held, 1);
+	ck_assert_int_eq(pthread_create(&tb, NULL, cu_launch_in_thread, &b), 0);
+	while (!__atomic_load_n(&b.started, __ATOMIC_ACQUIRE))
+		vt_sleep_ms(1);
+	for (int i = 0; i < 500 && most < 2; i++) {
+		held = SYM(fn_i_v, "gpuar_fake_cuda_held_exec_updates")();
+		most = held > most ? held : most;
+		vt_sleep_ms(1);
+	}
+	SYM(fn_v_i, "gpuar_fake_cuda_hold_exec_updates")(0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	ck_assert_int_eq(most, 1);
+	ck_assert_int_eq(a.rc, 0);
+	ck_assert_int_eq(b.rc, 0);
+	ck_assert_uint_eq(SYM(fn_u64_v, "gpuar_fake_cuda_exec_overlaps")(), 0);
+	for (int i = 0; i < 2; i++) {
+		struct gpuar_vendor_completion c = vt_reap_one(vb);
+
+		ck_assert_int_eq(c.record.status, 0);
+	}
+	vt_wait_reached(vline, 0, 1);
+	vt_wait_reached(b.line, 0, 1);
+	ck_assert_int_eq(gpuar_cuda_line_free(b.line, 1000 * MS, &vdiag), 0);
+	ck_assert_uint_eq(SYM(fn_destroy, "cuGraphExecDestroy")(exec), 0);
+	SYM(fn_graph_destroy, "cuGraphDestroy")(graph);
+	cu_stream_free(a.s);
+	cu_stream_free(b.s);
+}
+END_TEST
+
 /* A driver without graph memop nodes: a coded refusal, not a crash. */
 START_TEST(graph_completion_refused_without_memop_nodes)
 {
@@ -767,6 +855,7 @@ int main(void)
 		tcase_add_test(own, stores_come_behind_an_explicit_barrier);
 		tcase_add_test(own, slow_driver_query_does_not_block_other_awaits);
 		tcase_add_test(own, awaited_stream_destroyed_before_its_store_lands);
+		tcase_add_test(own, graph_exec_launched_from_two_threads_is_serialized);
 	}
 	tcase_add_test(own, global_capture_survives_the_backends_queries);
 	tcase_add_test(own, graph_replays_complete_their_own_waits);

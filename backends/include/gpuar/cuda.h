@@ -270,7 +270,10 @@ int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
  *	// then gpuar_cuda_reap until the n records are in
  *
  * Launch such a graph only through gpuar_cuda_graph_launch (a plain
- * cuGraphLaunch would store a stale number). Each executable graph
+ * cuGraphLaunch would store a stale number). Graph objects are not
+ * synchronized internally: gpuar_cuda_graph_launch patches and launches
+ * under a lock of the executable graph's, so one exec may be launched
+ * through several lines from several threads at once. Each executable graph
  * instantiated from @graph works, with the same node handle. (CUDA 13.1's
  * atomic-add memop could advance the word by one per replay without the
  * patch, but whether it reaches mapped host memory is unproven; the
