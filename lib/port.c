@@ -252,8 +252,16 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 	return 0;
 }
 
+static void (*port_close_observer)(struct gpuar_port *port);
+
+void gpuar_port_on_close(void (*fn)(struct gpuar_port *port))
+{
+	__atomic_store_n(&port_close_observer, fn, __ATOMIC_RELEASE);
+}
+
 GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 {
+	void (*observer)(struct gpuar_port *port);
 	u32 i;
 
 	if (!port)
@@ -263,10 +271,14 @@ GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 	 * locks may have been held by a parent thread at the fork.
 	 */
 	port->closing_in_child = port_forked(port);
+	observer = __atomic_load_n(&port_close_observer, __ATOMIC_ACQUIRE);
+	if (observer && !port->closing_in_child)
+		observer(port);
 	/* The engine goes first: it stops reading the lines' words. */
 	port->ops->close(port);
 	for (i = 0; i < port->lines_cap; i++) {
-		if (!port->lines[i])
+		/* A kept line is its keeper's, mapped for good. */
+		if (!port->lines[i] || port->lines[i]->kept)
 			continue;
 		/* A child has no mapping there, and may have made another. */
 		if (!port->closing_in_child)
@@ -354,8 +366,15 @@ fail:
 	return ret;
 }
 
-GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
-				 struct gpuar_line *line)
+/*
+ * Take @line off @port: the engine unregisters it and the port forgets it.
+ * With @keep, the line is marked kept first, and stays listed (skipped by
+ * the close) where the engine still has waits on it. 0, -EBUSY (the
+ * engine's waits: nothing done unless @keep), -EINVAL (not the port's
+ * line, or already kept), -EPERM (a forked child).
+ */
+static int line_detach(struct gpuar_port *port, struct gpuar_line *line,
+		       bool keep)
 {
 	u32 slot;
 	int ret;
@@ -367,16 +386,32 @@ GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
 	pthread_mutex_lock(&port->lines_lock);
 	for (slot = 0; slot < port->lines_cap && port->lines[slot] != line; slot++)
 		;
-	if (slot == port->lines_cap) {
+	if (slot == port->lines_cap || line->kept) {
 		pthread_mutex_unlock(&port->lines_lock);
 		return -EINVAL;
 	}
+	line->kept = keep;
 	ret = port->ops->line_unregister(port, line);
 	if (ret == 0) {
 		port->lines[slot] = NULL;
 		port->lines_used--;
 	}
 	pthread_mutex_unlock(&port->lines_lock);
+	return ret;
+}
+
+int gpuar_line_keep(struct gpuar_port *port, struct gpuar_line *line)
+{
+	int ret = line_detach(port, line, true);
+
+	return ret == -EBUSY ? 0 : ret;
+}
+
+GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
+				 struct gpuar_line *line)
+{
+	int ret = line_detach(port, line, false);
+
 	if (ret)
 		return ret;
 	munmap(line->words, (size_t)sysconf(_SC_PAGESIZE));

@@ -11,7 +11,29 @@ struct gpuar_line {
 	uint64_t *words;	/* page-aligned anonymous page */
 	struct gpuar_port *port;
 	u32 id;
+	/* Kept for a device that may still store there (gpuar_line_keep):
+	 * never unmapped, never freed by the port. */
+	bool kept;
 };
+
+/*
+ * Keep @line of @port for the life of the process: a device may still
+ * store into its page (a vendor backend could not settle it), so the page
+ * stays mapped and its address range is never reused. The port forgets
+ * the line (where its engine still has waits on it, only once the port
+ * closes): gpuar_line_free refuses it (-EINVAL) and gpuar_port_close
+ * neither unmaps nor frees it; the struct stays the caller's, reachable.
+ * 0, or -EINVAL (not a line of @port), -EPERM (in a forked child).
+ */
+int gpuar_line_keep(struct gpuar_port *port, struct gpuar_line *line);
+
+/*
+ * Have gpuar_port_close call @fn(port) first (not in a forked child),
+ * while the port is still whole: the vendor backends drop the awaits
+ * they keep for it, so a port opened later at the same address never
+ * meets them. One observer per process; a later call replaces it.
+ */
+void gpuar_port_on_close(void (*fn)(struct gpuar_port *port));
 
 struct gpuar_engine_ops {
 	int (*line_register)(struct gpuar_port *port, struct gpuar_line *line);

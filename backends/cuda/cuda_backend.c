@@ -100,6 +100,22 @@ static unsigned int gcu_page_unregister(struct gv_backend *b, void *page)
 	return rc;
 }
 
+static unsigned int gcu_page_registered(struct gv_backend *b, void *page,
+					uint64_t devaddr)
+{
+	struct gpuar_cuda *cu = gcu_of(b);
+	gcu_deviceptr dptr = 0;
+	gcu_result rc = gcu_enter(cu);
+
+	if (rc)
+		return rc;
+	rc = cu->drv.api.cuMemHostGetDevicePointer(&dptr, page, 0);
+	gcu_leave(cu);
+	if (!rc && dptr != devaddr)
+		return GV_NO_VENDOR_STATUS;
+	return rc;
+}
+
 /* What a graph capture forbade or broke (CUDA_ERROR_STREAM_CAPTURE_*,
  * 900-908): neither done nor failed, ask again later. */
 static bool gcu_not_now(unsigned int status)
@@ -131,6 +147,27 @@ static int gcu_stream_admit(struct gv_backend *b, void *stream,
 			       "CU_STREAM_PER_THREAD refused: the driver has no "
 			       "cuStreamGetId (CUDA 12.0) to tell one thread's "
 			       "stream from another's; pass a created stream");
+	/*
+	 * The pseudo-handles name a stream of the calling thread's current
+	 * context: read it before ours is pushed, or they would always
+	 * resolve in ours. None current: nothing of the caller's is there,
+	 * and they name our context's.
+	 */
+	if (stream == GCU_STREAM_LEGACY || stream == GCU_STREAM_PER_THREAD) {
+		rc = api->cuCtxGetCurrent(&owner);
+		if (rc)
+			return gv_vendor_fail(b, diag, rc, "cuCtxGetCurrent");
+		if (owner && owner != cu->ctx)
+			return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
+				       "%s names a stream of the calling thread's "
+				       "current context, which is not device %d's "
+				       "primary context: make that current, or pass "
+				       "a created stream",
+				       stream == GCU_STREAM_LEGACY ?
+				       "CU_STREAM_LEGACY" : "CU_STREAM_PER_THREAD",
+				       b->device);
+		owner = NULL;
+	}
 	rc = gcu_enter(cu);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "cuCtxPushCurrent");
@@ -242,19 +279,31 @@ static const char *gcu_name(struct gv_backend *b, unsigned int status)
 	return gcu_status_name(b ? &gcu_of(b)->drv.api : NULL, status);
 }
 
-/* The device-side failures after which the context is unusable. */
+/*
+ * The statuses after which the context never stores again (the list and
+ * what the CUresult descriptions of cuda.h say of each are in
+ * <gpuar/cuda.h>).
+ */
 static bool gcu_sticky(unsigned int status)
 {
 	switch (status) {
+	case GCU_ERROR_DEINITIALIZED:
+	case GCU_ERROR_INVALID_CONTEXT:
 	case GCU_ERROR_ECC_UNCORRECTABLE:
+	case GCU_ERROR_NVLINK_UNCORRECTABLE:
 	case GCU_ERROR_ILLEGAL_ADDRESS:
 	case GCU_ERROR_LAUNCH_TIMEOUT:
+	case GCU_ERROR_CONTEXT_IS_DESTROYED:
+	case GCU_ERROR_ASSERT:
 	case GCU_ERROR_HARDWARE_STACK_ERROR:
 	case GCU_ERROR_ILLEGAL_INSTRUCTION:
 	case GCU_ERROR_MISALIGNED_ADDRESS:
 	case GCU_ERROR_INVALID_ADDRESS_SPACE:
 	case GCU_ERROR_INVALID_PC:
 	case GCU_ERROR_LAUNCH_FAILED:
+	case GCU_ERROR_MPS_CLIENT_TERMINATED:
+	case GCU_ERROR_EXTERNAL_DEVICE:
+	case GCU_ERROR_UNKNOWN:
 		return true;
 	default:
 		return false;
@@ -265,12 +314,14 @@ static const struct gv_ops gcu_ops = {
 	.name = "cuda",
 	.domain = "context",
 	.not_ready = GCU_ERROR_NOT_READY,
+	.invalid_handle = GCU_ERROR_INVALID_HANDLE,
 	.wait_wraps = true,
 	.domain_stream = GCU_STREAM_LEGACY,
 	.line_hold = gcu_line_hold,
 	.line_release = gcu_line_release,
 	.page_register = gcu_page_register,
 	.page_unregister = gcu_page_unregister,
+	.page_registered = gcu_page_registered,
 	.stream_admit = gcu_stream_admit,
 	.stream_create = gcu_stream_create,
 	.stream_destroy = gcu_stream_destroy,
@@ -512,6 +563,31 @@ struct gcu_graph_launch {
 	gcu_graph_node node;
 };
 
+/*
+ * Graph objects are not synchronized internally, and calls on one must be
+ * serialized by the caller (CUDA Driver API, "Graph object thread
+ * safety"): the patch and the launch of one executable graph run under a
+ * lock of that graph's, whichever lines and threads launch it. Striped:
+ * execs share GCU_EXEC_LOCKS locks by address.
+ */
+#define GCU_EXEC_LOCKS 64
+static pthread_mutex_t gcu_exec_locks[GCU_EXEC_LOCKS];
+static pthread_once_t gcu_exec_locks_once = PTHREAD_ONCE_INIT;
+
+static void gcu_exec_locks_init(void)
+{
+	for (int i = 0; i < GCU_EXEC_LOCKS; i++)
+		pthread_mutex_init(&gcu_exec_locks[i], NULL);
+}
+
+static pthread_mutex_t *gcu_exec_lock(gcu_graph_exec exec)
+{
+	uintptr_t k = (uintptr_t)exec;
+
+	pthread_once(&gcu_exec_locks_once, gcu_exec_locks_init);
+	return &gcu_exec_locks[(k >> 4 ^ k >> 12) % GCU_EXEC_LOCKS];
+}
+
 /* The record's store: patch the node of this executable graph with the
  * slot's next number, then launch it ("the modifications only affect
  * future launches"; launches already enqueued keep their own number). */
@@ -528,10 +604,12 @@ static unsigned int gcu_graph_store(struct gv_backend *b, void *stream,
 	rc = gcu_enter(cu);
 	if (rc)
 		return rc;
+	pthread_mutex_lock(gcu_exec_lock(g->exec));
 	rc = cu->drv.api.cuGraphExecBatchMemOpNodeSetParams(g->exec, g->node,
 							    &params);
 	if (!rc)
 		rc = cu->drv.api.cuGraphLaunch(g->exec, stream);
+	pthread_mutex_unlock(gcu_exec_lock(g->exec));
 	gcu_leave(cu);
 	return rc;
 }

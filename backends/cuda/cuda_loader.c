@@ -42,6 +42,7 @@ static const struct gcu_entry {
 	E(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
 	E(cuCtxPushCurrent, "cuCtxPushCurrent_v2"),
 	E(cuCtxPopCurrent, "cuCtxPopCurrent_v2"),
+	E(cuCtxGetCurrent, "cuCtxGetCurrent"),
 	E(cuMemHostRegister, "cuMemHostRegister_v2"),
 	E(cuMemHostUnregister, "cuMemHostUnregister"),
 	E(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
@@ -197,28 +198,9 @@ void gcu_unload(struct gcu_loaded *l)
 const char *gcu_status_name(const struct gcu_api *api, gcu_result status)
 {
 	static const struct { gcu_result code; const char *name; } own[] = {
-		{ GCU_SUCCESS, "CUDA_SUCCESS" },
-		{ GCU_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE" },
-		{ GCU_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY" },
-		{ GCU_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED" },
-		{ GCU_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED" },
-		{ GCU_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY" },
-		{ GCU_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE" },
-		{ GCU_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE" },
-		{ GCU_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT" },
-		{ GCU_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE" },
-		{ GCU_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU" },
-		{ GCU_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX" },
-		{ GCU_ERROR_UNSUPPORTED_PTX_VERSION,
-		  "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" },
-		{ GCU_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
-		{ GCU_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
-		{ GCU_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY" },
-		{ GCU_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS" },
-		{ GCU_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED" },
-		{ GCU_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED" },
-		{ GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-		  "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" },
+#define GCU_NAME(code, name) { code, name },
+		GCU_STATUS_NAMES(GCU_NAME)
+#undef GCU_NAME
 	};
 	const char *name = NULL;
 

@@ -20,6 +20,7 @@ struct gcu_api {
 	gcu_fn_cuDevicePrimaryCtxRelease_v2 cuDevicePrimaryCtxRelease;
 	gcu_fn_cuCtxPushCurrent_v2 cuCtxPushCurrent;
 	gcu_fn_cuCtxPopCurrent_v2 cuCtxPopCurrent;
+	gcu_fn_cuCtxGetCurrent cuCtxGetCurrent;
 	gcu_fn_cuMemHostRegister_v2 cuMemHostRegister;
 	gcu_fn_cuMemHostUnregister cuMemHostUnregister;
 	gcu_fn_cuMemHostGetDevicePointer_v2 cuMemHostGetDevicePointer;

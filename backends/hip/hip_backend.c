@@ -81,7 +81,9 @@ static unsigned int ghip_page_register(struct gv_backend *b, void *page,
 	return rc;
 }
 
-static unsigned int ghip_page_unregister(struct gv_backend *b, void *page)
+/* With the device current: hipHostGetDevicePointer of @page into *@dptr,
+ * or (@dptr NULL) hipHostUnregister. */
+static ghip_error ghip_page_call(struct gv_backend *b, void *page, void **dptr)
 {
 	struct gpuar_hip *h = ghip_of(b);
 	int saved;
@@ -89,8 +91,25 @@ static unsigned int ghip_page_unregister(struct gv_backend *b, void *page)
 
 	if (rc)
 		return rc;
-	rc = h->rt.api.hipHostUnregister(page);
+	rc = dptr ? h->rt.api.hipHostGetDevicePointer(dptr, page, 0) :
+		    h->rt.api.hipHostUnregister(page);
 	ghip_leave(h, saved);
+	return rc;
+}
+
+static unsigned int ghip_page_unregister(struct gv_backend *b, void *page)
+{
+	return ghip_page_call(b, page, NULL);
+}
+
+static unsigned int ghip_page_registered(struct gv_backend *b, void *page,
+					 uint64_t devaddr)
+{
+	void *dptr = NULL;
+	ghip_error rc = ghip_page_call(b, page, &dptr);
+
+	if (!rc && (uint64_t)(uintptr_t)dptr != devaddr)
+		return GV_NO_VENDOR_STATUS;
 	return rc;
 }
 
@@ -127,7 +146,11 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	rc = ghip_enter(h, &saved);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "hipSetDevice");
-	if (api->hipStreamGetDevice && stream != GHIP_STREAM_PER_THREAD)
+	/* hipStreamPerThread names the calling thread's current device's
+	 * stream (@saved, read before ours was made current). */
+	if (stream == GHIP_STREAM_PER_THREAD)
+		owner = saved;
+	else if (api->hipStreamGetDevice)
 		rc = api->hipStreamGetDevice(stream, &owner);
 	if (!rc && owner == h->device)
 		rc = api->hipStreamIsCapturing(stream, &capture);
@@ -142,6 +165,12 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	if (rc)
 		return gv_vendor_fail(b, diag, rc,
 				      "hipStreamGetDevice/IsCapturing/GetId");
+	if (owner != h->device && stream == GHIP_STREAM_PER_THREAD)
+		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
+			       "hipStreamPerThread names a stream of the calling "
+			       "thread's current device, %d, not device %d: "
+			       "hipSetDevice(%d) first, or pass a created stream",
+			       owner, h->device, h->device);
 	if (owner != h->device)
 		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
 			       "stream %p belongs to device %d, not device %d",
@@ -225,22 +254,39 @@ static const char *ghip_name(struct gv_backend *b, unsigned int status)
 	return ghip_status_name(b ? &ghip_of(b)->rt.api : NULL, status);
 }
 
+/*
+ * The statuses after which the device never stores again (the list and
+ * what the hipError_t descriptions say of each are in <gpuar/hip.h>).
+ */
 static bool ghip_sticky(unsigned int status)
 {
-	return status == GHIP_ERROR_ILLEGAL_ADDRESS ||
-	       status == GHIP_ERROR_LAUNCH_FAILURE;
+	switch (status) {
+	case GHIP_ERROR_DEINITIALIZED:
+	case GHIP_ERROR_ECC_NOT_CORRECTABLE:
+	case GHIP_ERROR_ILLEGAL_ADDRESS:
+	case GHIP_ERROR_LAUNCH_TIMEOUT:
+	case GHIP_ERROR_CONTEXT_IS_DESTROYED:
+	case GHIP_ERROR_ASSERT:
+	case GHIP_ERROR_LAUNCH_FAILURE:
+	case GHIP_ERROR_UNKNOWN:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static const struct gv_ops ghip_ops = {
 	.name = "hip",
 	.domain = "device",
 	.not_ready = GHIP_ERROR_NOT_READY,
+	.invalid_handle = GHIP_ERROR_INVALID_HANDLE,
 	.wait_wraps = false,
 	.domain_stream = GHIP_STREAM_PER_THREAD,
 	.line_hold = ghip_line_hold,
 	.line_release = ghip_line_release,
 	.page_register = ghip_page_register,
 	.page_unregister = ghip_page_unregister,
+	.page_registered = ghip_page_registered,
 	.stream_admit = ghip_stream_admit,
 	.stream_create = ghip_stream_create,
 	.stream_destroy = ghip_stream_destroy,

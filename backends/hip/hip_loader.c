@@ -150,8 +150,14 @@ const char *ghip_status_name(const struct ghip_api *api, ghip_error status)
 		{ GHIP_ERROR_INVALID_HANDLE, "hipErrorInvalidHandle" },
 		{ GHIP_ERROR_NOT_FOUND, "hipErrorNotFound" },
 		{ GHIP_ERROR_NOT_READY, "hipErrorNotReady" },
+		{ GHIP_ERROR_DEINITIALIZED, "hipErrorDeinitialized" },
+		{ GHIP_ERROR_ECC_NOT_CORRECTABLE, "hipErrorECCNotCorrectable" },
 		{ GHIP_ERROR_ILLEGAL_ADDRESS, "hipErrorIllegalAddress" },
+		{ GHIP_ERROR_LAUNCH_TIMEOUT, "hipErrorLaunchTimeOut" },
+		{ GHIP_ERROR_CONTEXT_IS_DESTROYED, "hipErrorContextIsDestroyed" },
+		{ GHIP_ERROR_ASSERT, "hipErrorAssert" },
 		{ GHIP_ERROR_LAUNCH_FAILURE, "hipErrorLaunchFailure" },
+		{ GHIP_ERROR_UNKNOWN, "hipErrorUnknown" },
 		{ GHIP_ERROR_NOT_SUPPORTED, "hipErrorNotSupported" },
 	};
 	const char *name;

@@ -32,6 +32,9 @@
 #define GV_FENCE_WORD0 GPUAR_LINE_SLOTS	/* word index of fence 0 */
 #define GV_FENCES 64
 
+/* Private streams of event awaits a backend handle makes at most. */
+#define GV_EVENT_STREAMS 32
+
 struct gv_backend;
 
 /* Why loading a vendor library failed, for the open call's coded error. */
@@ -86,6 +89,10 @@ struct gv_ops {
 	const char *name;	/* "cuda", "hip" */
 	const char *domain;	/* what a sticky error poisons: "context" */
 	unsigned int not_ready;	/* the vendor's "still running" status */
+	/* The vendor's "not a valid handle" status: asked about a stream
+	 * that was destroyed (or reset away), the driver says this, and the
+	 * work enqueued there still finishes (or died with the context). */
+	unsigned int invalid_handle;
 	/* The device's wait-value compares in wrapping order (CUDA GEQ);
 	 * false for HIP's plain >=. */
 	bool wait_wraps;
@@ -101,6 +108,12 @@ struct gv_ops {
 	unsigned int (*page_register)(struct gv_backend *b, void *page,
 				      size_t bytes, uint64_t *devaddr);
 	unsigned int (*page_unregister)(struct gv_backend *b, void *page);
+	/* 0 while the device's registration of @page stands at @devaddr;
+	 * else the vendor's status (GV_NO_VENDOR_STATUS: another address):
+	 * a device or context reset destroyed it, and with it every store
+	 * the device had pending there. */
+	unsigned int (*page_registered)(struct gv_backend *b, void *page,
+					uint64_t devaddr);
 	/* Refuse streams the backend cannot record on: 0 with *id filled,
 	 * or a negative errno with *diag filled. */
 	int (*stream_admit)(struct gv_backend *b, void *stream,
@@ -116,7 +129,8 @@ struct gv_ops {
 				    uint64_t value);
 	/* Static name of a status ("CUDA_ERROR_LAUNCH_FAILED"). */
 	const char *(*status_name)(struct gv_backend *b, unsigned int status);
-	/* True when the status leaves the context/device unusable. */
+	/* True when the status leaves the context/device unusable: it will
+	 * never store again, so pending stores and awaits end at once. */
 	bool (*status_sticky)(unsigned int status);
 	/* True when the status only says "not now": a graph capture in
 	 * progress forbade the call (CUDA 900-909). Neither done nor failed. */
@@ -129,11 +143,15 @@ struct gv_backend {
 	const struct gv_ops *ops;
 	int device;
 	pthread_mutex_t lock;		/* sticky; never held across a driver call */
-	/* Private streams of event awaits, one per slot index, made on first
-	 * use: awaits on slot k of any line complete in the order they were
-	 * made, awaits on different slots independently. */
+	/* A pool of private streams for event awaits, made as needed: an
+	 * event await takes the stream its slot's pending stores are on, else
+	 * an idle one, so unrelated events never queue behind each other
+	 * (gv_event_stream). */
 	pthread_mutex_t event_lock;
-	void *event_streams[GPUAR_LINE_SLOTS];
+	void *event_streams[GV_EVENT_STREAMS];
+	uint64_t event_keys[GV_EVENT_STREAMS];	/* their stream_admit keys */
+	uint32_t nevent_streams;
+	uint32_t event_next;	/* round robin once all are busy */
 	unsigned int sticky;		/* first sticky status, 0 if none */
 	char sticky_op[64];		/* the call that first reported it */
 	uint64_t leaked_lines;
@@ -234,6 +252,24 @@ int gv_await_event(struct gpuar_vendor_line *line, uint32_t slot,
 		   void *event, const struct gpuar_plan *plan, uint64_t point,
 		   uint64_t user_data, uint64_t *target,
 		   struct gpuar_error *diag);
+/*
+ * True when the device will never store into @line again: its context
+ * (device) is poisoned, or a reset destroyed the page's registration.
+ * *@bad: the vendor status that says so; *@what: a sentence for a diag.
+ */
+bool gv_line_lost(struct gpuar_vendor_line *line, unsigned int *bad,
+		  const char **what);
+/*
+ * The store of @target into @slot was lost (its stream went idle without
+ * it reaching the host): where no later record followed, nothing is
+ * pending in the slot, so it frees (and another stream may take it).
+ */
+void gv_slot_lost(struct gpuar_vendor_line *line, uint32_t slot,
+		  uint64_t target);
+/* For tests: the awaits the registry holds, and the entries its lookups
+ * have stepped over since the process started. */
+uint64_t gv_registry_awaits(void);
+uint64_t gv_registry_steps(void);
 /* Awaits submitted on @line and not yet reaped. */
 uint32_t gv_line_awaits(struct gpuar_vendor_line *line);
 /* gpuar_vendor_resolve: 1 with *@out to hand out, 0 when resubmitted. */

@@ -8,22 +8,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "port.h"	/* gpuar_port_on_close */
 #include "vendor.h"
 
+/* Why an await ends without its store (struct gv_await.why). */
+enum gv_end {
+	GV_END_STREAM,	/* the stream (or its domain) failed: -EIO */
+	GV_END_RESET,	/* a reset destroyed the line's registration: -EIO */
+	GV_END_LOST,	/* the stream went idle, the word short: -ENODATA */
+};
+
 struct gv_await {
-	struct gv_await *next;
+	struct gv_await *next;	/* in its port's bucket */
+	bool listed;		/* in the registry (registry lock) */
 	struct gpuar_vendor_line *line;	/* its backend: line->b */
 	void *stream;	/* asked for the status (the error authority) */
+	/* @stream is the domain's stream, which says nothing about when
+	 * the awaited work ends: only whether the domain failed. */
+	bool thread_relative;
 	uint64_t user_data;
 	uint64_t target;
 	uint64_t point;
 	uint32_t slot;
 	unsigned int failed;	/* vendor status that made us cancel it */
+	enum gv_end why;	/* with failed: how it ends */
+	uint32_t idle_short;	/* looks in a row: stream idle, word short */
 	uint32_t resubmits;	/* backstop timeouts resolved as "late" */
 	uint32_t checks;	/* word checks of the earlier submissions */
 	uint32_t queries;	/* status queries in flight (registry lock) */
 	struct gpuar_plan plan;
 };
+
+/*
+ * How many looks in a row (backstops, or unguarded checks) must find the
+ * stream idle and the word still short of its target before the store
+ * counts as lost: the first may race the store on its way to the host.
+ */
+#define GV_IDLE_STRIKES 2
 
 /*
  * How long one blocking gpuar_reap may run before the backend looks at the
@@ -37,12 +58,87 @@ struct gv_await {
  * Every await of every backend handle, in one registry: a port may carry
  * the awaits of several handles (one per GPU), and whichever reaps a
  * record (any handle's reap, or gpuar_vendor_resolve after the caller's
- * own read) must find its await. Matched by port, user_data and point.
- * Never held across a driver call.
+ * own read) must find its await. The registry keeps a table per port,
+ * hashed on user_data (matched with the point), so a record finds its
+ * await in a few steps however many are pending; closing the port drops
+ * its table (gv_port_closed), so a port opened later, even at the same
+ * address, never meets its awaits. One lock, never held across a driver
+ * call.
  */
+struct gv_port_awaits {
+	struct gv_port_awaits *next;
+	struct gpuar_port *port;
+	uint32_t count;		/* awaits in the table */
+	uint32_t nbuckets;	/* a power of two */
+	uint32_t cursor;	/* the bucket the next unguarded check starts at */
+	struct gv_await **buckets;
+};
+
+#define GV_BUCKETS_MIN 64u
+
 static pthread_mutex_t gv_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gv_queries_done = PTHREAD_COND_INITIALIZER;
-static struct gv_await *gv_awaits;
+static struct gv_port_awaits *gv_ports;
+static uint64_t gv_steps;	/* entries lookups stepped over */
+static pthread_once_t gv_observe_once = PTHREAD_ONCE_INIT;
+
+static uint32_t gv_bucket(const struct gv_port_awaits *pa, uint64_t user_data)
+{
+	/* Fibonacci hashing: user_data counters spread over the buckets. */
+	return (uint32_t)((user_data * 0x9e3779b97f4a7c15ull) >> 32) &
+	       (pa->nbuckets - 1);
+}
+
+/* @port's table, made (and @port's close observed) when @make. Locked. */
+static struct gv_port_awaits *gv_port_table(struct gpuar_port *port, bool make)
+{
+	struct gv_port_awaits *pa;
+
+	for (pa = gv_ports; pa; pa = pa->next)
+		if (pa->port == port)
+			return pa;
+	if (!make)
+		return NULL;
+	pa = calloc(1, sizeof(*pa));
+	if (pa)
+		pa->buckets = calloc(GV_BUCKETS_MIN, sizeof(*pa->buckets));
+	if (!pa || !pa->buckets) {
+		free(pa);
+		return NULL;
+	}
+	pa->port = port;
+	pa->nbuckets = GV_BUCKETS_MIN;
+	pa->next = gv_ports;
+	gv_ports = pa;
+	return pa;
+}
+
+/* Double the buckets once the chains grow past two on average. Locked. */
+static void gv_port_table_grow(struct gv_port_awaits *pa)
+{
+	uint32_t old = pa->nbuckets;
+	struct gv_await **was = pa->buckets, **now;
+
+	if (pa->count <= 2 * old || old > UINT32_MAX / 4)
+		return;
+	now = calloc(2 * (size_t)old, sizeof(*now));
+	if (!now)
+		return;	/* longer chains, still correct */
+	pa->buckets = now;
+	pa->nbuckets = 2 * old;
+	pa->cursor = 0;
+	for (uint32_t i = 0; i < old; i++) {
+		while (was[i]) {
+			struct gv_await *a = was[i];
+			uint32_t k = gv_bucket(pa, a->user_data);
+
+			was[i] = a->next;
+			a->next = now[k];
+			now[k] = a;
+		}
+	}
+	free(was);
+}
 
 /*
  * Free an await once no status query of its stream is in flight: the
@@ -65,44 +161,111 @@ static void gv_await_free(struct gv_await *a)
 	pthread_mutex_unlock(&gv_registry_lock);
 }
 
-void gv_awaits_drop(struct gv_backend *b)
+/*
+ * Unlink and free the awaits of @pa (those of backend @drop only, unless
+ * NULL). Their lines keep counting them, so none of those lines is freed
+ * through a port that is gone (-EBUSY). Locked.
+ */
+static void gv_port_table_drop(struct gv_port_awaits *pa,
+			       const struct gv_backend *drop)
 {
-	struct gv_await **pp = &gv_awaits;
+	for (uint32_t i = 0; i < pa->nbuckets; i++) {
+		struct gv_await **pp = &pa->buckets[i];
 
-	pthread_mutex_lock(&gv_registry_lock);
-	while (*pp) {
-		struct gv_await *a = *pp;
+		while (*pp) {
+			struct gv_await *a = *pp;
 
-		if (a->line->b == b) {
+			if (drop && a->line->b != drop) {
+				pp = &a->next;
+				continue;
+			}
 			*pp = a->next;
+			a->listed = false;
+			pa->count--;
 			gv_await_free_locked(a);
-		} else {
-			pp = &a->next;
 		}
 	}
+}
+
+void gv_awaits_drop(struct gv_backend *b)
+{
+	pthread_mutex_lock(&gv_registry_lock);
+	for (struct gv_port_awaits *pa = gv_ports; pa; pa = pa->next)
+		gv_port_table_drop(pa, b);
 	pthread_mutex_unlock(&gv_registry_lock);
 }
 
-static bool gv_await_matches(const struct gv_await *a, struct gpuar_port *port,
-			     uint64_t user_data, uint64_t point)
+/* gpuar_port_close is closing @port: its awaits go, records unread. */
+static void gv_port_closed(struct gpuar_port *port)
 {
-	return a->user_data == user_data && a->line->port == port &&
-	       a->point == point;
+	struct gv_port_awaits **pp, *pa = NULL;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	for (pp = &gv_ports; *pp; pp = &(*pp)->next) {
+		if ((*pp)->port == port) {
+			pa = *pp;
+			*pp = pa->next;
+			break;
+		}
+	}
+	if (pa)
+		gv_port_table_drop(pa, NULL);
+	pthread_mutex_unlock(&gv_registry_lock);
+	if (pa)
+		free(pa->buckets);
+	free(pa);
+}
+
+static void gv_observe_ports(void)
+{
+	gpuar_port_on_close(gv_port_closed);
+}
+
+uint64_t gv_registry_awaits(void)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	for (struct gv_port_awaits *pa = gv_ports; pa; pa = pa->next)
+		n += pa->count;
+	pthread_mutex_unlock(&gv_registry_lock);
+	return n;
+}
+
+uint64_t gv_registry_steps(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	n = gv_steps;
+	pthread_mutex_unlock(&gv_registry_lock);
+	return n;
 }
 
 /* Take the await for @rec off the registry; NULL when it is not one. */
 static struct gv_await *gv_await_take(struct gpuar_port *port,
 				      const struct gpuar_record *rec)
 {
+	struct gv_port_awaits *pa;
 	struct gv_await **pp, *a = NULL;
 
 	if (rec->source != GPUAR_SOURCE_WORD)
 		return NULL;
 	pthread_mutex_lock(&gv_registry_lock);
-	for (pp = &gv_awaits; *pp; pp = &(*pp)->next) {
-		if (gv_await_matches(*pp, port, rec->user_data, rec->point)) {
+	pa = gv_port_table(port, false);
+	if (!pa) {
+		pthread_mutex_unlock(&gv_registry_lock);
+		return NULL;
+	}
+	for (pp = &pa->buckets[gv_bucket(pa, rec->user_data)]; *pp;
+	     pp = &(*pp)->next) {
+		gv_steps++;
+		if ((*pp)->user_data == rec->user_data &&
+		    (*pp)->point == rec->point) {
 			a = *pp;
 			*pp = a->next;
+			a->listed = false;
+			pa->count--;
 			break;
 		}
 	}
@@ -110,12 +273,27 @@ static struct gv_await *gv_await_take(struct gpuar_port *port,
 	return a;
 }
 
-static void gv_await_put(struct gv_await *a)
+/* Put @a in its port's table: 0, or -ENOMEM (no table for the port). */
+static int gv_await_put(struct gv_await *a)
 {
+	struct gv_port_awaits *pa;
+	uint32_t k;
+
+	pthread_once(&gv_observe_once, gv_observe_ports);
 	pthread_mutex_lock(&gv_registry_lock);
-	a->next = gv_awaits;
-	gv_awaits = a;
+	pa = gv_port_table(a->line->port, true);
+	if (!pa) {
+		pthread_mutex_unlock(&gv_registry_lock);
+		return -ENOMEM;
+	}
+	pa->count++;
+	gv_port_table_grow(pa);
+	k = gv_bucket(pa, a->user_data);
+	a->next = pa->buckets[k];
+	pa->buckets[k] = a;
+	a->listed = true;
 	pthread_mutex_unlock(&gv_registry_lock);
+	return 0;
 }
 
 static void gv_line_awaits_add(struct gpuar_vendor_line *l, int n)
@@ -182,6 +360,7 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	 * thread: there the domain's own stream answers for sticky errors,
 	 * which are what stops a store. */
 	a->stream = id.thread_relative ? b->ops->domain_stream : stream;
+	a->thread_relative = id.thread_relative;
 	a->user_data = user_data;
 	a->point = point;
 	a->slot = slot;
@@ -200,7 +379,13 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	}
 	a->plan = submit_plan;
 	gv_line_awaits_add(l, 1);
-	gv_await_put(a);
+	if (gv_await_put(a)) {
+		gv_line_awaits_add(l, -1);
+		free(a);
+		return gv_fail(b, diag, ENOMEM, GV_NO_VENDOR_STATUS,
+			       "the store is enqueued but no memory was left to "
+			       "register the await");
+	}
 	rc = gv_submit(a, 0, &submit_plan);
 	if (rc < 0) {
 		struct gpuar_record r = { .user_data = user_data,
@@ -238,6 +423,122 @@ static void gv_await_done(struct gv_await *a)
 	gv_await_free(a);
 }
 
+/* What asking the device about an await whose word is short found. */
+enum gv_look {
+	GV_LOOK_WAIT,	/* pending, late, or done since: wait on */
+	GV_LOOK_FAILED,	/* the stream (its domain) failed */
+	GV_LOOK_RESET,	/* the line's registration is gone */
+	GV_LOOK_IDLE,	/* the stream is idle, the word short */
+};
+
+/*
+ * Ask about an await (its line @l, @slot, @target; @stream, and whether
+ * that is the domain's) with driver calls only, no lock held: the
+ * stream's status, the word after it, and, where the status cannot tell
+ * (the domain's stream, or an idle stream), whether the device still has
+ * the line. *@gone: the stream's handle is no longer valid (destroyed
+ * while awaited, or reset away), so the domain's stream was asked and
+ * should be from now on. *@status: the vendor status behind FAILED or
+ * RESET.
+ */
+static enum gv_look gv_look(struct gpuar_vendor_line *l, uint32_t slot,
+			    uint64_t target, void *stream, bool thread_relative,
+			    bool *gone, unsigned int *status)
+{
+	struct gv_backend *b = l->b;
+	const struct gv_ops *ops = b->ops;
+	unsigned int st = gv_query(b, stream);
+	const char *what;
+	bool idle;
+
+	*gone = false;
+	if (st == ops->invalid_handle && !thread_relative) {
+		/* Its work still finishes (or died in a reset): the domain
+		 * answers from now on. */
+		*gone = true;
+		thread_relative = true;
+		st = gv_query(b, ops->domain_stream);
+	}
+	if (st && st != ops->not_ready && !ops->status_not_now(st)) {
+		*status = st;
+		return GV_LOOK_FAILED;
+	}
+	/* After the status: a store the idle stream made is visible now. */
+	if (gpuar_reached(gpuar_word_load(&l->words[slot]), target))
+		return GV_LOOK_WAIT;
+	idle = !st && !thread_relative;
+	if ((idle || thread_relative) && gv_line_lost(l, status, &what))
+		return GV_LOOK_RESET;
+	return idle ? GV_LOOK_IDLE : GV_LOOK_WAIT;
+}
+
+/*
+ * Apply a look to @a (held exclusively: taken off the registry, or under
+ * its lock): the domain's stream after a gone handle, the count of idle
+ * looks. True when @a ends, with a->failed and a->why set.
+ */
+static bool gv_look_apply(struct gv_await *a, enum gv_look look, bool gone,
+			  unsigned int status)
+{
+	if (gone) {
+		a->stream = a->line->b->ops->domain_stream;
+		a->thread_relative = true;
+	}
+	a->idle_short = look == GV_LOOK_IDLE ? a->idle_short + 1 : 0;
+	switch (look) {
+	case GV_LOOK_FAILED:
+		a->why = GV_END_STREAM;
+		break;
+	case GV_LOOK_RESET:
+		a->why = GV_END_RESET;
+		break;
+	case GV_LOOK_IDLE:
+		if (a->idle_short < GV_IDLE_STRIKES)
+			return false;
+		a->why = GV_END_LOST;
+		status = GV_NO_VENDOR_STATUS;
+		break;
+	default:
+		return false;
+	}
+	a->failed = status ? status : GV_NO_VENDOR_STATUS;
+	return true;
+}
+
+/* *@out for an await that ends without its store (a->failed, a->why). */
+static void gv_end(struct gv_await *a, struct gpuar_vendor_completion *out,
+		   struct gpuar_error *diag)
+{
+	struct gv_backend *b = a->line->b;
+	unsigned int st = a->failed;
+	const char *what = "";
+
+	switch (a->why) {
+	case GV_END_LOST:
+		gv_slot_lost(a->line, a->slot, a->target);
+		out->record.status = -ENODATA;
+		gv_fail(b, diag, ENODATA, GV_NO_VENDOR_STATUS,
+			"store lost: the stream went idle %u times in a row with "
+			"slot %u's word short of %llu; the number it stored never "
+			"reached the host", a->idle_short, a->slot,
+			(unsigned long long)a->target);
+		return;
+	case GV_END_RESET:
+		gv_line_lost(a->line, &st, &what);
+		gv_fail(b, diag, EIO, st, "the awaited store never lands: %s",
+			what);
+		break;
+	case GV_END_STREAM:
+		gv_vendor_fail(b, diag, st, "the awaited stream");
+		break;
+	}
+	out->record.status = -EIO;
+	if (st != GV_NO_VENDOR_STATUS) {
+		out->vendor_status = (int32_t)st;
+		out->vendor_name = b->ops->status_name(b, st);
+	}
+}
+
 /*
  * Resolve one of our records. Returns 1 when *@out is a completion for the
  * caller, 0 when the wait was resubmitted (nothing to hand out).
@@ -247,15 +548,15 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 		      struct gpuar_error *diag)
 {
 	struct gv_backend *b = a->line->b;
-	unsigned int st;
+	unsigned int st = 0;
+	enum gv_look look;
+	bool gone;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->record = *rec;
-	if (rec->outcome == GPUAR_OUTCOME_CANCELLED && a->failed) {
-		st = a->failed;
-		goto failed;
-	}
+	if (rec->outcome == GPUAR_OUTCOME_CANCELLED && a->failed)
+		goto end;
 	if (rec->outcome != GPUAR_OUTCOME_TIMEOUT) {
 		/* A resubmission found done at once was seen pending before:
 		 * to the caller that is EXACT, with every check counted. */
@@ -267,18 +568,24 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 		gv_await_done(a);
 		return 1;
 	}
-	st = gv_query(b, a->stream);
-	if (!st || st == b->ops->not_ready || b->ops->status_not_now(st)) {
+	look = gv_look(a->line, a->slot, a->target, a->stream,
+		       a->thread_relative, &gone, &st);
+	if (!gv_look_apply(a, look, gone, st)) {
 		/* Merely late (or done since), or a graph capture elsewhere
 		 * forbade the question: wait again from the original start,
 		 * so the estimator sees the true duration. */
 		a->resubmits++;
 		a->checks += rec->checks;
-		gv_await_put(a);
-		rc = gv_submit(a, rec->start_ns, &a->plan);
-		if (rc >= 0)
-			return 0;
-		a = gv_await_take(port_of(a), rec);
+		rc = gv_await_put(a);
+		if (rc) {	/* not listed: ours still */
+			gv_await_done(a);
+			a = NULL;
+		} else {
+			rc = gv_submit(a, rec->start_ns, &a->plan);
+			if (rc >= 0)
+				return 0;
+			a = gv_await_take(port_of(a), rec);
+		}
 		out->record.status = rc;
 		gv_fail(b, diag, -rc, GV_NO_VENDOR_STATUS,
 			"resubmitting a late wait failed (errno %d)", -rc);
@@ -286,11 +593,8 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 			gv_await_done(a);
 		return 1;
 	}
-failed:
-	out->record.status = -EIO;
-	out->vendor_status = (int32_t)st;
-	out->vendor_name = b->ops->status_name(b, st);
-	gv_vendor_fail(b, diag, st, "the awaited stream");
+end:
+	gv_end(a, out, diag);
 	gv_await_done(a);
 	return 1;
 }
@@ -306,42 +610,57 @@ failed:
  */
 #define GV_UNGUARDED_MAX 32
 
-static bool gv_await_listed(const struct gv_await *a)
-{
-	for (const struct gv_await *x = gv_awaits; x; x = x->next)
-		if (x == a)
-			return true;
-	return false;
-}
-
 static void gv_check_unguarded(struct gpuar_port *port)
 {
-	struct gv_await *seen[GV_UNGUARDED_MAX];
-	unsigned int st[GV_UNGUARDED_MAX];
+	struct {
+		struct gv_await *a;
+		void *stream;
+		bool thread_relative;
+		bool gone;
+		enum gv_look look;
+		unsigned int status;
+	} seen[GV_UNGUARDED_MAX];
 	uint64_t cancel[GV_UNGUARDED_MAX];
 	uint32_t n = 0, ncancel = 0;
 
+	struct gv_port_awaits *pa;
+
 	pthread_mutex_lock(&gv_registry_lock);
-	for (struct gv_await *a = gv_awaits; a && n < GV_UNGUARDED_MAX; a = a->next) {
-		if (a->line->port != port || a->failed ||
-		    a->plan.park == GPUAR_PARK_FLAG)
-			continue;
-		a->queries++;	/* not freed, nor handed out, until answered */
-		seen[n++] = a;
+	pa = gv_port_table(port, false);
+	/* From where the last check stopped, so every await gets its turn. */
+	for (uint32_t i = 0; pa && i < pa->nbuckets && n < GV_UNGUARDED_MAX; i++) {
+		uint32_t k = (pa->cursor + i) & (pa->nbuckets - 1);
+
+		for (struct gv_await *a = pa->buckets[k]; a; a = a->next) {
+			if (a->failed || a->plan.park == GPUAR_PARK_FLAG)
+				continue;
+			a->queries++;	/* not freed, nor handed out, until answered */
+			seen[n].a = a;
+			seen[n].stream = a->stream;
+			seen[n++].thread_relative = a->thread_relative;
+			if (n == GV_UNGUARDED_MAX) {
+				pa->cursor = k + 1;
+				break;
+			}
+		}
 	}
 	pthread_mutex_unlock(&gv_registry_lock);
-	for (uint32_t i = 0; i < n; i++)
-		st[i] = gv_query(seen[i]->line->b, seen[i]->stream);
+	for (uint32_t i = 0; i < n; i++) {
+		struct gv_await *a = seen[i].a;
+
+		seen[i].status = 0;
+		seen[i].look = gv_look(a->line, a->slot, a->target,
+				       seen[i].stream, seen[i].thread_relative,
+				       &seen[i].gone, &seen[i].status);
+	}
 	pthread_mutex_lock(&gv_registry_lock);
 	for (uint32_t i = 0; i < n; i++) {
-		struct gv_await *a = seen[i];
-		const struct gv_ops *ops = a->line->b->ops;
+		struct gv_await *a = seen[i].a;
 
-		if (st[i] && st[i] != ops->not_ready && !ops->status_not_now(st[i]) &&
-		    !a->failed && gv_await_listed(a)) {
-			a->failed = st[i];
+		/* Not being resolved by a reaper meanwhile: ours to change. */
+		if (!a->failed && a->listed &&
+		    gv_look_apply(a, seen[i].look, seen[i].gone, seen[i].status))
 			cancel[ncancel++] = a->user_data;
-		}
 		a->queries--;
 	}
 	pthread_cond_broadcast(&gv_queries_done);
@@ -375,24 +694,54 @@ GPUAR_EXPORT int gpuar_vendor_resolve(struct gpuar_port *port,
 	return gv_resolve_record(port, rec, out, diag);
 }
 
+#define GV_REAP_BATCH 32u
+
+/*
+ * Resolve into @out (room for @max) the records a reap of up to
+ * GV_REAP_BATCH got, then reap without waiting while a batch came back
+ * full and there is room: every record queued, up to @max. The first
+ * batch is @recs' @n. Returns the completions (0: every record was
+ * resubmitted).
+ */
+static uint32_t gv_reap_drain(struct gpuar_port *port,
+			      struct gpuar_record *recs, int n, uint32_t asked,
+			      struct gpuar_vendor_completion *out, uint32_t max,
+			      struct gpuar_error *diag)
+{
+	uint32_t k = 0;
+
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			k += (uint32_t)gv_resolve_record(port, &recs[i], &out[k],
+							 diag);
+		if ((uint32_t)n < asked || k >= max)
+			return k;
+		asked = max - k < GV_REAP_BATCH ? max - k : GV_REAP_BATCH;
+		n = gpuar_reap(port, recs, asked, 0);
+		if (n <= 0)
+			return k;
+	}
+}
+
 int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 	    struct gpuar_vendor_completion *out, uint32_t max,
 	    int64_t timeout_ns, struct gpuar_error *diag)
 {
-	struct gpuar_record recs[32];
+	struct gpuar_record recs[GV_REAP_BATCH];
 	uint64_t deadline = 0;
 
 	(void)b;	/* every handle's awaits on @port are resolved */
 	gv_diag_clear(diag);
 	if (!port || !out || !max)
 		return -EINVAL;
-	if (max > sizeof(recs) / sizeof(recs[0]))
-		max = sizeof(recs) / sizeof(recs[0]);
+	if (max > INT32_MAX)	/* the count is returned as an int */
+		max = INT32_MAX;
 	if (timeout_ns > 0)
 		deadline = gpuar_now_ns() + (uint64_t)timeout_ns;
 	for (;;) {
+		uint32_t asked = max < GV_REAP_BATCH ? max : GV_REAP_BATCH;
 		int64_t left = timeout_ns;
-		uint32_t k = 0;
+		uint32_t k;
 		int n;
 
 		if (timeout_ns > 0) {
@@ -404,7 +753,7 @@ int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 		}
 		if (left < 0 || left > GV_REAP_SLICE_NS)
 			left = GV_REAP_SLICE_NS;
-		n = gpuar_reap(port, recs, max, left);
+		n = gpuar_reap(port, recs, asked, left);
 		if (n == -ETIME) {
 			gv_check_unguarded(port);
 			continue;
@@ -413,9 +762,7 @@ int gv_reap(struct gv_backend *b, struct gpuar_port *port,
 			gv_check_unguarded(port);
 		if (n < 0)
 			return n;
-		for (int i = 0; i < n; i++)
-			k += (uint32_t)gv_resolve_record(port, &recs[i], &out[k],
-							 diag);
+		k = gv_reap_drain(port, recs, n, asked, out, max, diag);
 		if (k)
 			return (int)k;
 		if (timeout_ns == 0)

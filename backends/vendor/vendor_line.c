@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "port.h"	/* gpuar_line_keep */
 #include "vendor.h"
 
 /* How often freeing a line looks at the streams again while they settle. */
@@ -30,6 +31,18 @@ static void gv_line_leak(struct gpuar_vendor_line *l)
 	l->leaked_next = gv_leaked;
 	gv_leaked = l;
 	pthread_mutex_unlock(&gv_leak_lock);
+}
+
+/*
+ * Leak a line the device may still store into: its gpuar line is kept
+ * too, detached from its port, so closing the port later neither unmaps
+ * the page nor lets its address range be reused while the device's
+ * registration (and a late store) still covers it.
+ */
+static void gv_line_keep(struct gpuar_vendor_line *l)
+{
+	gpuar_line_keep(l->port, l->line);
+	gv_line_leak(l);
 }
 
 void gv_backend_init(struct gv_backend *b, const struct gv_ops *ops, int device)
@@ -143,13 +156,41 @@ static unsigned int gv_domain_poisoned(struct gv_backend *b)
 }
 
 /*
+ * Whether the device will never store into @l again although stores are
+ * pending: its context (device) is poisoned, or a reset destroyed the
+ * page's registration and the pending work with it. The status in *@bad,
+ * what happened in *@what.
+ */
+bool gv_line_lost(struct gpuar_vendor_line *l, unsigned int *bad,
+		  const char **what)
+{
+	struct gv_backend *b = l->b;
+
+	*bad = gv_domain_poisoned(b);
+	if (*bad) {
+		*what = "the device's context failed, so its device "
+			"operations may never finish";
+		return true;
+	}
+	*bad = b->ops->page_registered(b, l->words, l->devaddr);
+	if (*bad) {
+		*what = "the device's registration of the line is gone (a "
+			"device or context reset destroyed it, and the stores "
+			"it had pending with it)";
+		return true;
+	}
+	return false;
+}
+
+/*
  * 1 when no device operation can touch the page any more, judged from
  * the line's own words only: every store the backend enqueued has landed
  * (a slot's word reached its last sequence number, each fence behind a
  * reverse wait reached its number). No stream of the caller is asked: it
  * may have been destroyed while its work still finishes. 0 while
  * something is pending. Negative when it never will be: the device's
- * context is poisoned, or a reverse wait could not be fenced.
+ * context is poisoned or was reset (gv_line_lost), or a reverse wait
+ * could not be fenced.
  */
 static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
 			   const char **what)
@@ -170,14 +211,8 @@ static int gv_line_settled(struct gpuar_vendor_line *l, unsigned int *bad,
 		settled = -1;
 	}
 	pthread_mutex_unlock(&l->lock);
-	if (!settled) {
-		*bad = gv_domain_poisoned(l->b);
-		if (*bad) {
-			*what = "the device's context failed, so its device "
-				"operations may never finish";
-			settled = -1;
-		}
-	}
+	if (!settled && gv_line_lost(l, bad, what))
+		settled = -1;
 	return settled;
 }
 
@@ -212,14 +247,14 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 	/* Never unregister or unmap a page the device may still touch: leak
 	 * it (page, registration, context reference) and say so. */
 	if (settled < 0) {
-		gv_line_leak(l);
+		gv_line_keep(l);
 		if (bad != GV_NO_VENDOR_STATUS)
 			gv_vendor_fail(b, diag, bad, "freeing a line");
 		return gv_fail(b, diag, EIO, bad, "line leaked, not freed: %s",
 			       what);
 	}
 	if (!settled) {
-		gv_line_leak(l);
+		gv_line_keep(l);
 		return gv_fail(b, diag, ETIMEDOUT, GV_NO_VENDOR_STATUS,
 			       "line leaked, not freed: device operations on it "
 			       "still pending after %llu ns",
@@ -227,7 +262,7 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 	}
 	bad = b->ops->page_unregister(b, l->words);
 	if (bad) {
-		gv_line_leak(l);
+		gv_line_keep(l);
 		rc = gv_vendor_fail(b, diag, bad, "unregistering the line page");
 		return rc;
 	}
@@ -330,6 +365,14 @@ int gv_record(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	      uint64_t *target, struct gpuar_error *diag)
 {
 	return gv_record_store(l, slot, stream, NULL, NULL, target, diag);
+}
+
+void gv_slot_lost(struct gpuar_vendor_line *l, uint32_t slot, uint64_t target)
+{
+	pthread_mutex_lock(&l->lock);
+	if (l->owned[slot] && l->seq[slot] == target)
+		l->owned[slot] = false;
+	pthread_mutex_unlock(&l->lock);
 }
 
 GPUAR_EXPORT uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
@@ -469,27 +512,91 @@ int gv_stream_synchronize(struct gv_backend *b, void *stream,
 	return st ? gv_vendor_fail(b, diag, st, "synchronizing the stream") : 0;
 }
 
-/* The private stream of event awaits on slot @slot, made on first use. */
-static int gv_event_stream(struct gv_backend *b, uint32_t slot, void **out,
-			   struct gpuar_error *diag)
+/*
+ * The slot's owner key while stores of its stream are pending in it, else
+ * false: a second stream's store could land first and move the word back.
+ */
+static bool gv_slot_busy_with(struct gpuar_vendor_line *l, uint32_t slot,
+			      uint64_t *key)
 {
-	unsigned int st = 0;
+	bool busy;
+
+	pthread_mutex_lock(&l->lock);
+	busy = l->owned[slot] &&
+	       !gpuar_reached(gpuar_word_load(&l->words[slot]), l->seq[slot]);
+	*key = l->owner[slot];
+	pthread_mutex_unlock(&l->lock);
+	return busy;
+}
+
+/*
+ * The private stream for an event await on @slot of @l, from the
+ * backend's pool: the one the slot's pending stores are on (they must
+ * land in order), else the first idle one, else a new one (up to
+ * GV_EVENT_STREAMS), else the next in turn. So an event await waits only
+ * for its own event, unless GV_EVENT_STREAMS others are pending at once.
+ * Driver calls (queries, a create) are made outside the pool's lock.
+ */
+static int gv_event_stream(struct gpuar_vendor_line *l, uint32_t slot,
+			   void **out, struct gpuar_error *diag)
+{
+	struct gv_backend *b = l->b;
+	void *pool[GV_EVENT_STREAMS], *s = NULL;
+	struct gv_stream_id id = { 0 };
+	uint64_t owner;
+	bool busy = gv_slot_busy_with(l, slot, &owner);
+	uint32_t n;
+	unsigned int st;
+	int rc;
 
 	pthread_mutex_lock(&b->event_lock);
-	if (!b->event_streams[slot])
-		st = b->ops->stream_create(b, &b->event_streams[slot]);
-	*out = b->event_streams[slot];
+	n = b->nevent_streams;
+	for (uint32_t i = 0; i < n; i++) {
+		pool[i] = b->event_streams[i];
+		if (busy && b->event_keys[i] == owner)
+			s = pool[i];
+	}
 	pthread_mutex_unlock(&b->event_lock);
-	return st ? gv_vendor_fail(b, diag, st, "creating a private stream") : 0;
+	for (uint32_t i = 0; !s && i < n; i++) {
+		st = gv_query(b, pool[i]);
+		/* idle (or failed: the record will say so) */
+		if (st != b->ops->not_ready && !b->ops->status_not_now(st))
+			s = pool[i];
+	}
+	if (s) {
+		*out = s;
+		return 0;
+	}
+	if (n == GV_EVENT_STREAMS) {
+		pthread_mutex_lock(&b->event_lock);
+		*out = b->event_streams[b->event_next++ % GV_EVENT_STREAMS];
+		pthread_mutex_unlock(&b->event_lock);
+		return 0;
+	}
+	st = b->ops->stream_create(b, &s);
+	if (st)
+		return gv_vendor_fail(b, diag, st, "creating a private stream");
+	rc = b->ops->stream_admit(b, s, &id, diag);
+	pthread_mutex_lock(&b->event_lock);
+	if (!rc && b->nevent_streams < GV_EVENT_STREAMS) {
+		b->event_keys[b->nevent_streams] = id.key;
+		b->event_streams[b->nevent_streams++] = s;
+		*out = s;
+		s = NULL;
+	} else if (!rc) {	/* the pool filled meanwhile */
+		*out = b->event_streams[b->event_next++ % GV_EVENT_STREAMS];
+	}
+	pthread_mutex_unlock(&b->event_lock);
+	if (s)
+		b->ops->stream_destroy(b, s);
+	return rc;
 }
 
 void gv_event_streams_destroy(struct gv_backend *b)
 {
-	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++) {
-		if (b->event_streams[i])
-			b->ops->stream_destroy(b, b->event_streams[i]);
-		b->event_streams[i] = NULL;
-	}
+	for (uint32_t i = 0; i < b->nevent_streams; i++)
+		b->ops->stream_destroy(b, b->event_streams[i]);
+	b->nevent_streams = 0;
 }
 
 struct gv_event_store {
@@ -515,7 +622,7 @@ int gv_await_event(struct gpuar_vendor_line *l, uint32_t slot, void *event,
 {
 	struct gv_event_store e = { .event = event };
 	struct gv_store store = { .enqueue = gv_store_after_event, .arg = &e };
-	void *stream;
+	void *stream = NULL;
 	int rc;
 
 	gv_diag_clear(diag);
@@ -525,7 +632,7 @@ int gv_await_event(struct gpuar_vendor_line *l, uint32_t slot, void *event,
 	if (!event)
 		return gv_fail(l->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
 			       "await_event needs an event");
-	rc = gv_event_stream(l->b, slot, &stream, diag);
+	rc = gv_event_stream(l, slot, &stream, diag);
 	if (rc)
 		return rc;
 	return gv_await_store(l, slot, stream, &store, plan, point, user_data,

@@ -289,8 +289,12 @@ int gpuar_port_open(struct gpuar_port **port,
 
 /*
  * Close the port: every pending wait is cancelled without a record, every
- * line unmapped, the fd closed. The caller must ensure no other thread is
- * using the port. NULL is ignored.
+ * line unmapped, the fd closed. A line a vendor backend kept because its
+ * device may still store there (gpuar_cuda_line_free, gpuar_hip_line_free
+ * after -EIO or -ETIMEDOUT) is no longer the port's: it is neither
+ * unmapped nor freed, and its page stays mapped, its address range
+ * reserved, for the life of the process. The caller must ensure no other
+ * thread is using the port. NULL is ignored.
  */
 void gpuar_port_close(struct gpuar_port *port);
 

@@ -84,6 +84,23 @@ struct vt {
 	void *per_thread_stream;
 	/* Point the backend at a driver without stream ids (before open). */
 	void (*without_stream_ids)(void);
+	/*
+	 * The double's failures (vendor_fail_cases.h; NULL under the real
+	 * driver): a fault with @code (sticky_codes lists the vendor's codes
+	 * after which the domain never stores again); a reset of @device (its
+	 * context or device: cuDevicePrimaryCtxReset, hipDeviceReset) made by
+	 * the calling thread; the next @n write-values on @s store nothing.
+	 */
+	void (*fault_with)(void *s, unsigned int code);
+	const unsigned int *sticky_codes;
+	int nsticky;
+	void (*reset_device)(int device);
+	void (*drop_writes)(void *s, unsigned int n);
+	/* Make @device current on the calling thread as a program that works
+	 * there would (CUDA: push its primary context; HIP: hipSetDevice);
+	 * caller_off undoes it. */
+	void (*caller_on)(int device);
+	void (*caller_off)(int device);
 };
 
 /*
@@ -1073,6 +1090,139 @@ START_TEST(raw_records_resolved_by_the_caller)
 }
 END_TEST
 
+/*
+ * A reap asked for more than 32 completions returns every queued one up
+ * to @max in one call, not 32 at the most.
+ */
+START_TEST(reap_returns_up_to_max_in_one_call)
+{
+	enum { N = 100 };
+	static struct gpuar_vendor_completion out[N + 1];
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	struct gpuar_plan plan = vt_plan("poll");
+	void *s = V->stream_new(0);
+	static bool got[N];
+	uint64_t target = 0;
+	int n, i;
+
+	for (i = 0; i < N; i++)
+		ck_assert_msg(V->await(vline, 0, s, &plan, 1, (uint64_t)i, &target,
+				       &vdiag) == 0, "%s", vdiag.message);
+	vt_wait_reached(vline, 0, target);
+	/* every record queued, so the reap has them all at hand */
+	for (i = 0; i < 10000; i++) {
+		ck_assert_int_ge(gpuar_port_process(vport), 0);
+		ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+		if (st.queued >= N)
+			break;
+		vt_sleep_ms(1);
+	}
+	ck_assert_uint_eq(st.queued, N);
+	n = V->reap(vb, vport, out, N + 1, REAP_TIMEOUT_NS, &vdiag);
+	ck_assert_msg(n == N, "reap: %d of %d (%s)", n, N, vdiag.message);
+	for (i = 0; i < N; i++) {
+		ck_assert_int_eq(out[i].record.status, 0);
+		ck_assert_uint_lt(out[i].record.user_data, N);
+		ck_assert(!got[out[i].record.user_data]);
+		got[out[i].record.user_data] = true;
+	}
+	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * The backends' await registry (backends/vendor/vendor_await.c, in the
+ * static library the tests link): the awaits it holds, and the entries
+ * its lookups have stepped over so far.
+ */
+uint64_t gv_registry_awaits(void);
+uint64_t gv_registry_steps(void);
+
+/*
+ * A burst of awaits on one port: each reaped record finds its await in a
+ * few steps, not by scanning every await still pending, so the burst
+ * costs steps linear in its size (counted, never timed).
+ */
+START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
+{
+	enum { N = 2000 };	/* well under any port's limit on waits */
+	static struct gpuar_vendor_completion out[256];
+	struct gpuar_plan plan = vt_plan("poll");
+	void *s = V->stream_new(0);
+	uint64_t target = 0, steps;
+	uint32_t reaped = 0;
+
+	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_msg(V->await(vline, 0, s, &plan, 1, i, &target,
+				       &vdiag) == 0, "await %u: %s", i,
+			      vdiag.message);
+	ck_assert_uint_eq(gv_registry_awaits(), N);
+	steps = gv_registry_steps();
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	while (reaped < N) {
+		int n = V->reap(vb, vport, out, 256, REAP_TIMEOUT_NS, &vdiag);
+
+		ck_assert_msg(n > 0, "reap: %d %s", n, vdiag.message);
+		for (int k = 0; k < n; k++)
+			ck_assert_int_eq(out[k].record.status, 0);
+		reaped += (uint32_t)n;
+	}
+	steps = gv_registry_steps() - steps;
+	ck_assert_msg(steps <= 4 * N, "%llu steps to find %d awaits",
+		      (unsigned long long)steps, N);
+	ck_assert_uint_eq(gv_registry_awaits(), 0);
+	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * Closing a port drops its awaits still unreaped, so none of them can
+ * match a record of a port opened later, however alike (the same
+ * user_data and point, and, where the allocator hands the closed port's
+ * memory out again, the same address).
+ */
+START_TEST(closed_ports_awaits_never_match_a_new_port)
+{
+	static struct gpuar_vendor_line *orphan;	/* its port is gone */
+	struct gpuar_plan plan = vt_plan("poll");
+	struct gpuar_word_wait w = { .user_data = 7, .target = 1, .point = 1 };
+	struct gpuar_vendor_completion c;
+	struct gpuar_port *a, *b;
+	struct gpuar_line *line;
+	struct gpuar_record rec;
+	void *s = V->stream_new(0);
+	uint64_t target = 0;
+
+	vt_open_port(&a);
+	ck_assert_msg(V->line_alloc(vb, a, &orphan, &vdiag) == 0, "%s",
+		      vdiag.message);
+	ck_assert_int_eq(V->await(orphan, 0, s, &plan, 1, 7, &target, &vdiag), 0);
+	vt_wait_reached(orphan, 0, target);	/* landed, never reaped */
+	ck_assert_uint_eq(gv_registry_awaits(), 1);
+	gpuar_port_close(a);
+	ck_assert_uint_eq(gv_registry_awaits(), 0);
+	/* a new port's record with the same user_data and point */
+	vt_open_port(&b);
+	if (b != a)
+		printf("closed_ports_awaits_never_match_a_new_port: the new port "
+		       "is elsewhere; only the drop is checked\n");
+	ck_assert_int_eq(gpuar_line_alloc(b, &line), 0);
+	w.line = gpuar_line_id(line);
+	w.plan = plan;
+	ck_assert_int_eq(gpuar_submit_word_waits(b, &w, 1, NULL), 1);
+	__atomic_store_n(&gpuar_line_words(line)[0], 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(gpuar_reap(b, &rec, 1, REAP_TIMEOUT_NS), 1);
+	ck_assert_int_eq(gpuar_vendor_resolve(b, &rec, &c, &vdiag), 1);
+	ck_assert_uint_eq(c.record.user_data, 7);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert_int_eq(c.vendor_status, 0);
+	ck_assert_int_eq(gpuar_line_free(b, line), 0);
+	gpuar_port_close(b);
+	V->stream_free(s);
+}
+END_TEST
+
 /* An event the caller recorded: the wait completes once it does. */
 START_TEST(await_event_completes_when_the_event_does)
 {
@@ -1130,6 +1280,57 @@ START_TEST(await_event_outlives_the_destroyed_event)
 	ck_assert_int_eq(c.record.status, 0);
 	ck_assert(vt_word_reached(vline, 4, target));
 	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * Event awaits on the same slot index of two lines are unrelated: the
+ * second event's await completes while the first event's stream is still
+ * held, instead of queueing behind it on a shared private stream. A
+ * further event await on the first line's slot follows its pending store
+ * on the same private stream (in order), never refused as another stream.
+ */
+START_TEST(unrelated_event_awaits_complete_independently)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	void *s1 = V->stream_new(0), *s2 = V->stream_new(0);
+	void *e1 = V->event_new(), *e2 = V->event_new(), *e3 = V->event_new();
+	struct gpuar_vendor_completion c;
+	struct gpuar_vendor_line *other;
+	bool seen[2] = { false, false };
+
+	ck_assert_msg(V->line_alloc(vb, vport, &other, &vdiag) == 0, "%s",
+		      vdiag.message);
+	ck_assert_int_eq(V->wait_word(vline, 6, s1, 1, &vdiag), 0);	/* held */
+	V->event_record(e1, s1);
+	V->event_record(e2, s2);
+	V->event_record(e3, s2);
+	ck_assert_int_eq(V->await_event(vline, 4, e1, &plan, 3, 1, NULL, &vdiag), 0);
+	ck_assert_int_eq(V->await_event(other, 4, e2, &plan, 3, 2, NULL, &vdiag), 0);
+	ck_assert_msg(V->await_event(vline, 4, e3, &plan, 3, 3, NULL, &vdiag) == 0,
+		      "%s", vdiag.message);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 2);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(!vt_word_reached(vline, 4, 1));	/* e1 still held */
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++) {
+		c = vt_reap_one(vb);
+		ck_assert_uint_ge(c.record.user_data, 1);
+		ck_assert_uint_le(c.record.user_data, 3);
+		ck_assert_uint_ne(c.record.user_data, 2);
+		ck_assert_int_eq(c.record.status, 0);
+		seen[c.record.user_data == 3] = true;
+	}
+	ck_assert(seen[0] && seen[1]);
+	ck_assert(vt_word_reached(vline, 4, 2));
+	ck_assert_msg(V->line_free(other, 1000 * MS, &vdiag) == 0, "%s",
+		      vdiag.message);
+	V->event_free(e1);
+	V->event_free(e2);
+	V->event_free(e3);
+	V->stream_free(s1);
+	V->stream_free(s2);
 }
 END_TEST
 
@@ -1238,12 +1439,20 @@ static void vt_add_open_cases(Suite *suite)
 	suite_add_tcase(suite, tc);
 }
 
-static void vt_add_cases(Suite *suite)
+/* A test case of @name on the fixture (a handle, a port, a line). */
+static TCase *vt_fixture_tcase(const char *name)
 {
-	TCase *tc = tcase_create("streams");
+	TCase *tc = tcase_create(name);
 
 	tcase_add_checked_fixture(tc, vt_setup, vt_teardown);
 	tcase_set_timeout(tc, 30);
+	return tc;
+}
+
+static void vt_add_cases(Suite *suite)
+{
+	TCase *tc = vt_fixture_tcase("streams");
+
 	tcase_add_test(tc, line_page_is_registered_with_a_device_address);
 	tcase_add_test(tc, record_and_await_one_stream);
 	tcase_add_test(tc, eight_streams_on_one_line);
@@ -1276,9 +1485,13 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, per_thread_stream_await_reaped);
 	tcase_add_test(tc, two_devices_on_one_port_reaped_through_either);
 	tcase_add_test(tc, raw_records_resolved_by_the_caller);
+	tcase_add_test(tc, reap_returns_up_to_max_in_one_call);
+	tcase_add_test(tc, burst_of_awaits_finds_each_in_a_few_steps);
+	tcase_add_test(tc, closed_ports_awaits_never_match_a_new_port);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
 	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);
+	tcase_add_test(tc, unrelated_event_awaits_complete_independently);
 	suite_add_tcase(suite, tc);
 }
 

@@ -17,6 +17,7 @@
 #include <gpuar/cuda.h>
 
 #include "vendor_cases.h"
+#include "vendor_fail_cases.h"
 
 /* The double's controls and the raw driver calls the tests make. */
 typedef unsigned int (*fn_u_p_u64)(void *, uint64_t);
@@ -228,6 +229,50 @@ static uint64_t cu_unsafe_unregisters(void)
 	return SYM(fn_u64_v, "gpuar_fake_cuda_unsafe_unregisters")();
 }
 
+static void cu_fault_with(void *s, unsigned int code)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_cuda_fault")(s, code), 0);
+}
+
+static void cu_reset_device(int device)
+{
+	ck_assert_uint_eq(SYM(fn_i_i, "cuDevicePrimaryCtxReset_v2")(device), 0);
+}
+
+static void cu_caller_on(int device)
+{
+	void *ctx = NULL;
+
+	ck_assert_uint_eq(SYM(fn_retain, "cuDevicePrimaryCtxRetain")(&ctx, device), 0);
+	ck_assert_uint_eq(SYM(fn_push, "cuCtxPushCurrent_v2")(ctx), 0);
+}
+
+static void cu_caller_off(int device)
+{
+	void *ctx = NULL;
+
+	ck_assert_uint_eq(SYM(fn_pop, "cuCtxPopCurrent_v2")(&ctx), 0);
+	ck_assert_uint_eq(SYM(fn_i_i, "cuDevicePrimaryCtxRelease_v2")(device), 0);
+}
+
+static void cu_drop_writes(void *s, unsigned int n)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_cuda_drop_writes")(s, n), 0);
+}
+
+/* Each CUresult after which the context never stores again. */
+static const unsigned int cu_sticky[] = {
+	4,	/* CUDA_ERROR_DEINITIALIZED */
+	214,	/* CUDA_ERROR_ECC_UNCORRECTABLE */
+	220,	/* CUDA_ERROR_NVLINK_UNCORRECTABLE */
+	700,	/* CUDA_ERROR_ILLEGAL_ADDRESS */
+	709,	/* CUDA_ERROR_CONTEXT_IS_DESTROYED */
+	710,	/* CUDA_ERROR_ASSERT */
+	719,	/* CUDA_ERROR_LAUNCH_FAILED */
+	911,	/* CUDA_ERROR_EXTERNAL_DEVICE */
+	999,	/* CUDA_ERROR_UNKNOWN */
+};
+
 static const struct vt cuda_vt = {
 	.name = "cuda",
 	.library_env = "GPUAR_CUDA_LIBRARY",
@@ -248,6 +293,13 @@ static const struct vt cuda_vt = {
 	.event_free = cu_event_free,
 	.per_thread_stream = CU_STREAM_PER_THREAD_HANDLE,
 	.without_stream_ids = cu_without_stream_ids,
+	.fault_with = cu_fault_with,
+	.sticky_codes = cu_sticky,
+	.nsticky = (int)(sizeof(cu_sticky) / sizeof(cu_sticky[0])),
+	.reset_device = cu_reset_device,
+	.drop_writes = cu_drop_writes,
+	.caller_on = cu_caller_on,
+	.caller_off = cu_caller_off,
 };
 
 /* ------------------------------------------------- CUDA-only cases */
@@ -285,8 +337,8 @@ START_TEST(falls_back_to_dlsym_on_old_driver)
 	ck_assert_int_eq(gpuar_cuda_line_alloc(cu, port, &l, &d), 0);
 	s = cu_stream_new(0);
 	ck_assert_int_eq(gpuar_cuda_record(l, 0, s, &target, &d), 0);
-	cu_stream_free(s);
-	ck_assert_uint_eq(gpuar_vendor_line_words(l)[0], target);
+	cu_stream_free(s);	/* returns at once; the store still lands */
+	vt_wait_reached(l, 0, target);
 	ck_assert_int_eq(gpuar_cuda_line_free(l, 0, &d), 0);
 	gpuar_port_close(port);
 	gpuar_cuda_close(cu);
@@ -583,6 +635,94 @@ START_TEST(graph_replays_complete_their_own_waits)
 }
 END_TEST
 
+struct cu_launcher {
+	struct gpuar_vendor_line *line;
+	void *exec, *node, *s;
+	uint64_t user_data;
+	bool started;
+	int rc;
+};
+
+static void *cu_launch_in_thread(void *p)
+{
+	struct cu_launcher *l = p;
+	struct gpuar_plan plan = vt_plan("poll");
+	struct gpuar_error d;
+
+	__atomic_store_n(&l->started, true, __ATOMIC_RELEASE);
+	l->rc = gpuar_cuda_graph_launch(l->line, 0, l->exec, l->node, l->s, &plan,
+					4, l->user_data, NULL, &d);
+	return NULL;
+}
+
+/*
+ * One executable graph launched through two lines from two threads: the
+ * patch of its node and the launch are one step per graph, so the second
+ * thread waits while the first one's patch is held in the driver (the
+ * double holds cuGraphExecBatchMemOpNodeSetParams), and each launch
+ * stores into its own line. Unlocked, the second patch would replace the
+ * first before its launch, whose store would then go to the other line.
+ * The check that the second thread stays out is bounded (500 ms): a
+ * negative can only be waited for, and the locked code never needs it.
+ */
+START_TEST(graph_exec_launched_from_two_threads_is_serialized)
+{
+	void *graph = NULL, *exec = NULL, *node = NULL;
+	struct cu_launcher a = { .line = vline, .s = cu_stream_new(0),
+				 .user_data = 1 };
+	struct cu_launcher b = { .s = cu_stream_new(0), .user_data = 2 };
+	int held = 0, most = 0;
+	pthread_t ta, tb;
+
+	ck_assert_msg(gpuar_cuda_line_alloc(vb, vport, &b.line, &vdiag) == 0, "%s",
+		      vdiag.message);
+	ck_assert_uint_eq(SYM(fn_create, "cuGraphCreate")(&graph, 0), 0);
+	ck_assert_msg(gpuar_cuda_graph_add_completion(vline, 0, graph, NULL, 0,
+			(struct CUgraphNode_st **)&node, &vdiag) == 0, "%s",
+		      vdiag.message);
+	cu_with_ctx0(true);
+	ck_assert_uint_eq(SYM(fn_instantiate, "cuGraphInstantiateWithFlags")(
+				  &exec, graph, 0), 0);
+	cu_with_ctx0(false);
+	a.exec = b.exec = exec;
+	a.node = b.node = node;
+	SYM(fn_v_i, "gpuar_fake_cuda_hold_exec_updates")(1);
+	ck_assert_int_eq(pthread_create(&ta, NULL, cu_launch_in_thread, &a), 0);
+	for (int i = 0; i < 10000 && !held; i++) {
+		held = SYM(fn_i_v, "gpuar_fake_cuda_held_exec_updates")();
+		vt_sleep_ms(1);
+	}
+	ck_assert_int_eq(held, 1);
+	ck_assert_int_eq(pthread_create(&tb, NULL, cu_launch_in_thread, &b), 0);
+	while (!__atomic_load_n(&b.started, __ATOMIC_ACQUIRE))
+		vt_sleep_ms(1);
+	for (int i = 0; i < 500 && most < 2; i++) {
+		held = SYM(fn_i_v, "gpuar_fake_cuda_held_exec_updates")();
+		most = held > most ? held : most;
+		vt_sleep_ms(1);
+	}
+	SYM(fn_v_i, "gpuar_fake_cuda_hold_exec_updates")(0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	ck_assert_int_eq(most, 1);
+	ck_assert_int_eq(a.rc, 0);
+	ck_assert_int_eq(b.rc, 0);
+	ck_assert_uint_eq(SYM(fn_u64_v, "gpuar_fake_cuda_exec_overlaps")(), 0);
+	for (int i = 0; i < 2; i++) {
+		struct gpuar_vendor_completion c = vt_reap_one(vb);
+
+		ck_assert_int_eq(c.record.status, 0);
+	}
+	vt_wait_reached(vline, 0, 1);
+	vt_wait_reached(b.line, 0, 1);
+	ck_assert_int_eq(gpuar_cuda_line_free(b.line, 1000 * MS, &vdiag), 0);
+	ck_assert_uint_eq(SYM(fn_destroy, "cuGraphExecDestroy")(exec), 0);
+	SYM(fn_graph_destroy, "cuGraphDestroy")(graph);
+	cu_stream_free(a.s);
+	cu_stream_free(b.s);
+}
+END_TEST
+
 /* A driver without graph memop nodes: a coded refusal, not a crash. */
 START_TEST(graph_completion_refused_without_memop_nodes)
 {
@@ -650,6 +790,44 @@ START_TEST(sticky_error_names_the_first_failure)
 }
 END_TEST
 
+/*
+ * The caller destroys the awaited stream before its work is done (the
+ * header asks it not to): the driver returns at once and still runs the
+ * work (cuStreamDestroy), so the store lands; the backstop, whose status
+ * query now meets CUDA_ERROR_INVALID_HANDLE, asks the context's own
+ * stream instead, and the await completes when the word arrives, not
+ * with an error.
+ */
+START_TEST(awaited_stream_destroyed_before_its_store_lands)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);	/* 1 ms backstop */
+	struct gpuar_port_stats st = { .size = sizeof(st) };
+	struct gpuar_vendor_completion c;
+	void *s = cu_stream_new(0);
+	uint64_t before, target;
+
+	ck_assert_int_eq(gpuar_cuda_stream_wait_word(vline, 6, s, 1, &vdiag), 0);
+	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 4, 95, &target,
+					  &vdiag), 0);
+	cu_stream_free(s);
+	ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+	before = st.submitted;
+	/* backstops resolved after the destroy: each asked the dead handle */
+	for (int i = 0; i < 500 && st.submitted < before + 2; i++) {
+		ck_assert_int_eq(gpuar_cuda_reap(vb, vport, &c, 1, 20 * (int64_t)MS,
+						 &vdiag), -ETIME);
+		ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
+	}
+	ck_assert_uint_ge(st.submitted, before + 2);
+	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
+	c = vt_reap_one(vb);
+	ck_assert_uint_eq(c.record.user_data, 95);
+	ck_assert_msg(c.record.status == 0, "status %d: %s", c.record.status,
+		      vdiag.message);
+	ck_assert(vt_word_reached(vline, 0, target));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("cuda_backend");
@@ -676,6 +854,8 @@ int main(void)
 		tcase_add_test(own, lines_hold_the_primary_context_until_freed);
 		tcase_add_test(own, stores_come_behind_an_explicit_barrier);
 		tcase_add_test(own, slow_driver_query_does_not_block_other_awaits);
+		tcase_add_test(own, awaited_stream_destroyed_before_its_store_lands);
+		tcase_add_test(own, graph_exec_launched_from_two_threads_is_serialized);
 	}
 	tcase_add_test(own, global_capture_survives_the_backends_queries);
 	tcase_add_test(own, graph_replays_complete_their_own_waits);
@@ -684,6 +864,7 @@ int main(void)
 	suite_add_tcase(suite, own);
 	vt_add_open_cases(suite);
 	vt_add_cases(suite);
+	vt_add_fail_cases(suite);
 	/* Every case runs on both engines: nothing is left out. */
 	return unit_run_tap(suite, &(struct unit_skips){ 0 });
 }

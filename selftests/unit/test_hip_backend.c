@@ -10,12 +10,14 @@
 #include <gpuar/hip.h>
 
 #include "vendor_cases.h"
+#include "vendor_fail_cases.h"
 
 typedef unsigned int (*fn_u_p_u64)(void *, uint64_t);
 typedef unsigned int (*fn_u_p_u)(void *, unsigned int);
 typedef unsigned int (*fn_u_p_i)(void *, int);
 typedef unsigned int (*fn_u_i)(int);
 typedef unsigned int (*fn_u_pi)(int *);
+typedef unsigned int (*fn_u_v)(void);
 typedef int (*fn_i_v)(void);
 typedef uint64_t (*fn_u64_v)(void);
 typedef unsigned int (*fn_create)(void **, unsigned int);
@@ -95,6 +97,46 @@ static void hip_without_stream_ids(void)
 	vt_point_at_double("hip/libamdhip64.so.5");
 }
 
+static void hip_fault_with(void *s, unsigned int code)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_fault")(s, code), 0);
+}
+
+/* hipDeviceReset resets the calling thread's current device. */
+static void hip_reset_device(int device)
+{
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(device), 0);
+	ck_assert_uint_eq(SYM(fn_u_v, "hipDeviceReset")(), 0);
+}
+
+static void hip_caller_on(int device)
+{
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(device), 0);
+}
+
+static void hip_caller_off(int device)
+{
+	(void)device;
+	ck_assert_uint_eq(SYM(fn_u_i, "hipSetDevice")(0), 0);
+}
+
+static void hip_drop_writes(void *s, unsigned int n)
+{
+	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_drop_writes")(s, n), 0);
+}
+
+/* Each hipError_t after which the device never stores again. */
+static const unsigned int hip_sticky[] = {
+	4,	/* hipErrorDeinitialized */
+	214,	/* hipErrorECCNotCorrectable */
+	700,	/* hipErrorIllegalAddress */
+	702,	/* hipErrorLaunchTimeOut */
+	709,	/* hipErrorContextIsDestroyed */
+	710,	/* hipErrorAssert */
+	719,	/* hipErrorLaunchFailure */
+	999,	/* hipErrorUnknown */
+};
+
 static const struct vt hip_vt = {
 	.name = "hip",
 	.library_env = "GPUAR_HIP_LIBRARY",
@@ -115,6 +157,13 @@ static const struct vt hip_vt = {
 	.event_free = hip_event_free,
 	.per_thread_stream = HIP_STREAM_PER_THREAD_HANDLE,
 	.without_stream_ids = hip_without_stream_ids,
+	.fault_with = hip_fault_with,
+	.sticky_codes = hip_sticky,
+	.nsticky = (int)(sizeof(hip_sticky) / sizeof(hip_sticky[0])),
+	.reset_device = hip_reset_device,
+	.drop_writes = hip_drop_writes,
+	.caller_on = hip_caller_on,
+	.caller_off = hip_caller_off,
 };
 
 /* -------------------------------------------------- HIP-only cases */
@@ -327,6 +376,7 @@ int main(void)
 	suite_add_tcase(suite, own);
 	vt_add_open_cases(suite);
 	vt_add_cases(suite);
+	vt_add_fail_cases(suite);
 	/* Every case runs on both engines: nothing is left out. */
 	return unit_run_tap(suite, &(struct unit_skips){ 0 });
 }

@@ -24,7 +24,11 @@
  *    (cudaStreamLegacy: it serialises with every blocking stream of the
  *    context) or CU_STREAM_PER_THREAD (cudaStreamPerThread);
  *  - CU_STREAM_PER_THREAD where the driver lacks cuStreamGetId (-EINVAL);
- *  - a stream of another context (-EXDEV);
+ *  - a stream of another context (-EXDEV), and CU_STREAM_LEGACY or
+ *    CU_STREAM_PER_THREAD while the calling thread's current context
+ *    (cuCtxGetCurrent, read before the backend makes its own current) is
+ *    another one: they name that context's stream (with no context
+ *    current, they name the primary context's);
  *  - a stream being captured into a graph (-EBUSY): the store would
  *    become a graph node storing one number on every replay; see
  *    gpuar_cuda_graph_add_completion for completion inside graphs.
@@ -40,7 +44,50 @@
  * (cuMemHostRegister is not a call a capture permits).
  *
  * CUDA errors are sticky per context: the first one poisons the context,
- * and every later error message names that first error.
+ * and every later error message names that first error. These statuses
+ * mean the context never stores again, so every store pending in it is
+ * lost: an await on it ends at once with an error record (-EIO, the
+ * CUresult in the completion) and gpuar_cuda_line_free keeps the line
+ * and returns -EIO at once, whatever its timeout. What the CUresult
+ * descriptions of cuda.h say of each, in short:
+ *   4   CUDA_ERROR_DEINITIALIZED: the driver is shutting down;
+ *   201 CUDA_ERROR_INVALID_CONTEXT: the context handle is not (or no
+ *       longer) valid, as after cuCtxDestroy;
+ *   214 CUDA_ERROR_ECC_UNCORRECTABLE: an uncorrectable ECC error was
+ *       detected while the device ran;
+ *   220 CUDA_ERROR_NVLINK_UNCORRECTABLE: the same, of an NVLink;
+ *   700 CUDA_ERROR_ILLEGAL_ADDRESS: a kernel accessed an invalid
+ *       address; the process is left inconsistent, and CUDA is usable
+ *       again only in a new process;
+ *   702 CUDA_ERROR_LAUNCH_TIMEOUT: a kernel ran past the device's time
+ *       limit (where one is set); the context is then unusable;
+ *   709 CUDA_ERROR_CONTEXT_IS_DESTROYED: the current context was
+ *       destroyed (cuCtxDestroy), or is a primary context not set up;
+ *   710 CUDA_ERROR_ASSERT: an assert fired in device code (PyTorch's
+ *       "device-side assert triggered"); the device cannot be used again
+ *       and every allocation is invalid until the process restarts;
+ *   714-718 CUDA_ERROR_HARDWARE_STACK_ERROR, _ILLEGAL_INSTRUCTION,
+ *       _MISALIGNED_ADDRESS, _INVALID_ADDRESS_SPACE, _INVALID_PC: the
+ *       device faulted in a kernel; a new process is needed;
+ *   719 CUDA_ERROR_LAUNCH_FAILED: an exception on the device while a
+ *       kernel ran (an invalid device pointer, out-of-bounds shared
+ *       memory); a new process is needed;
+ *   810 CUDA_ERROR_MPS_CLIENT_TERMINATED: the MPS server ended this
+ *       client; a new process is needed;
+ *   911 CUDA_ERROR_EXTERNAL_DEVICE: a device outside CUDA, whose signal
+ *       CUDA waited for, reported an error; later work fails alike until
+ *       the process restarts;
+ *   999 CUDA_ERROR_UNKNOWN: an internal error the driver cannot name.
+ * A reset of the context under the handle (cuDevicePrimaryCtxReset,
+ * cudaDeviceReset) destroys its streams and the lines' registrations:
+ * awaits end with -EIO at their next backstop and gpuar_cuda_line_free
+ * returns -EIO at once. An await whose stream has gone idle while its
+ * word is still short of the target at two backstops in a row ends with
+ * -ENODATA ("store lost": the number never reached the host), not
+ * resubmitted for ever; its slot is then free. An awaited stream
+ * destroyed before its store landed (against the rule below) is asked no
+ * more: the context's own stream answers for errors instead, and the
+ * store, which the driver still runs, completes the await.
  *
  * All functions fill *diag (when non-NULL) with a coded error on failure
  * and return 0 or a negative errno, as <gpuar/gpuar.h>. Thread-safety:
@@ -104,8 +151,13 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
  * page, releases the context and frees the gpuar line. Errors: -EBUSY
  * (awaits on the line not yet reaped; nothing done). -EIO (the context is
  * poisoned, so pending stores never land) and -ETIMEDOUT (still pending):
- * the line is *leaked* — page, registration and context reference are
- * kept, never freed under the device — and must not be used again.
+ * the line is *kept* (leaked on purpose) — page, registration and context
+ * reference are kept, never freed under the device — and must not be used
+ * again. A kept line is detached from its port: gpuar_port_close neither
+ * unmaps nor frees it, and its page stays mapped, its address range
+ * reserved, for the life of the process, so a late store lands in it and
+ * never in memory the process maps later (likewise when unregistering
+ * the page fails).
  */
 int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			 struct gpuar_error *diag);
@@ -151,7 +203,9 @@ int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
  * finished work is resubmitted (keeping the original start), a failed
  * stream becomes an error record (record.status -EIO, vendor_status the
  * CUresult, vendor_name its name; *@diag says what the error poisons).
- * Records of other waits pass through unchanged. Returns the number of
+ * Records of other waits pass through unchanged. Waits as gpuar_reap
+ * for the first record, then takes every record already queued, up to
+ * @max (any number: not capped at one batch). Returns the number of
  * completions, or -EAGAIN, -ETIME, -EINTR as gpuar_reap.
  */
 int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
@@ -180,12 +234,15 @@ int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
  * error records and backstop (the private stream is the one asked). The
  * event may belong to any context; what it waits for is its latest record
  * at the time of this call, and the caller may destroy it as soon as this
- * returns (cuEventDestroy does not wait for the record). Awaits on the same slot index share one
- * private stream and complete in the order they were made; use different
- * slots for independent events. That private stream is the slot's stream
- * for the one-stream-per-slot rule (-EBUSY while another stream's stores
- * into the slot are pending). Errors: as gpuar_cuda_await, -EINVAL (no
- * event).
+ * returns (cuEventDestroy does not wait for the record). The private
+ * stream comes from a pool of the handle's (up to 32, made as needed): the
+ * one the slot's pending stores are on, so awaits on one slot of a line
+ * complete in the order they were made; else an idle one, so an await
+ * waits for its own event only, never for an unrelated earlier one (of
+ * another slot or line) unless 32 event awaits are pending at once. The
+ * private stream is the slot's stream for the one-stream-per-slot rule
+ * (-EBUSY while another stream's stores into the slot are pending).
+ * Errors: as gpuar_cuda_await, -EINVAL (no event).
  */
 int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
 			   struct CUevent_st *event,
@@ -213,7 +270,10 @@ int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
  *	// then gpuar_cuda_reap until the n records are in
  *
  * Launch such a graph only through gpuar_cuda_graph_launch (a plain
- * cuGraphLaunch would store a stale number). Each executable graph
+ * cuGraphLaunch would store a stale number). Graph objects are not
+ * synchronized internally: gpuar_cuda_graph_launch patches and launches
+ * under a lock of the executable graph's, so one exec may be launched
+ * through several lines from several threads at once. Each executable graph
  * instantiated from @graph works, with the same node handle. (CUDA 13.1's
  * atomic-add memop could advance the word by one per replay without the
  * patch, but whether it reaches mapped host memory is unproven; the

@@ -67,6 +67,29 @@ struct ihipStream_t;
 struct ihipEvent_t;
 struct gpuar_hip;
 
+/*
+ * The statuses after which the device never stores again, so an await on
+ * it ends at once with an error record (-EIO) and gpuar_hip_line_free
+ * keeps the line and returns -EIO at once, whatever its timeout (what the
+ * hipError_t descriptions say of each, in short):
+ *   4   hipErrorDeinitialized: the runtime has been deinitialized;
+ *   214 hipErrorECCNotCorrectable: an uncorrectable ECC error was seen
+ *       while the device ran;
+ *   700 hipErrorIllegalAddress: a kernel accessed an illegal address (a
+ *       memory access fault, one of the GPU's hardware exceptions);
+ *   702 hipErrorLaunchTimeOut: a kernel ran too long;
+ *   709 hipErrorContextIsDestroyed: the context is already destroyed;
+ *   710 hipErrorAssert: an assert fired in device code;
+ *   719 hipErrorLaunchFailure: an exception occurred on the device while
+ *       a kernel ran (how the runtime reports the other hardware
+ *       exceptions);
+ *   999 hipErrorUnknown: an unknown error, when no other code applies
+ *       (an unexpected failure inside the runtime or driver).
+ * A hipDeviceReset under the handle, an idle stream whose store never
+ * arrived (-ENODATA) and a stream destroyed while awaited end as in
+ * <gpuar/cuda.h>.
+ */
+
 /* As gpuar_cuda_open, for HIP device @ordinal. */
 int gpuar_hip_open(struct gpuar_hip **hip, int ordinal,
 		   struct gpuar_error *diag);
@@ -78,6 +101,8 @@ int gpuar_hip_driver_version(const struct gpuar_hip *hip);
 int gpuar_hip_line_alloc(struct gpuar_hip *hip, struct gpuar_port *port,
 			 struct gpuar_vendor_line **line,
 			 struct gpuar_error *diag);
+/* As gpuar_cuda_line_free: a line kept after -EIO or -ETIMEDOUT is
+ * detached from its port and stays mapped for the life of the process. */
 int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			struct gpuar_error *diag);
 /* hipStreamWriteValue64 of the slot's next number behind the work. */

@@ -33,7 +33,10 @@ struct gpuar_vendor_line;
  * error authority); pending or finished work is resubmitted with the
  * original start time, and a failed stream turns the record into an error
  * record: record.status = -EIO, vendor_status = the vendor's code (e.g.
- * 719 for CUDA_ERROR_LAUNCH_FAILED), vendor_name its name. A resubmitted
+ * 719 for CUDA_ERROR_LAUNCH_FAILED), vendor_name its name; a reset that
+ * destroyed the line's registration is -EIO too. A stream found idle with
+ * the word still short of its target at two looks in a row lost the
+ * store: record.status = -ENODATA, vendor_status 0. A resubmitted
  * wait that its first check then finds done is reported EXACT (an earlier
  * check saw it pending), with the checks of every submission counted.
  */
@@ -55,7 +58,10 @@ struct gpuar_vendor_completion {
  * hand out, 0 when the wait was resubmitted (nothing to hand out: its
  * record comes later), or -EINVAL. The awaits of every handle on one port
  * share one registry: a port with one handle per GPU may be reaped through
- * any of them, or through this call. Thread-safe.
+ * any of them, or through this call. A record finds its await by
+ * user_data (hashed) and point; closing the port forgets the awaits still
+ * unreaped on it, so no port opened later meets them (their lines stay
+ * unfreeable, -EBUSY: their port is gone). Thread-safe.
  */
 int gpuar_vendor_resolve(struct gpuar_port *port,
 			 const struct gpuar_record *rec,

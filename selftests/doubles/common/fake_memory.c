@@ -9,13 +9,15 @@
 struct fm_range {
 	uintptr_t host;
 	size_t bytes;
+	const void *owner;
 };
 
 static pthread_mutex_t fm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fm_range fm_ranges[FM_PAGES_MAX];
 static uint64_t fm_unsafe;
 
-enum fm_register_result fm_register(void *host, size_t bytes)
+enum fm_register_result fm_register(void *host, size_t bytes,
+				    const void *owner)
 {
 	uintptr_t lo = (uintptr_t)host;
 	enum fm_register_result rc = FM_TABLE_FULL;
@@ -31,7 +33,7 @@ enum fm_register_result fm_register(void *host, size_t bytes)
 	}
 	for (int i = 0; rc == FM_TABLE_FULL && i < FM_PAGES_MAX; i++) {
 		if (!fm_ranges[i].host) {
-			fm_ranges[i] = (struct fm_range){ lo, bytes };
+			fm_ranges[i] = (struct fm_range){ lo, bytes, owner };
 			rc = FM_REGISTERED;
 		}
 	}
@@ -48,7 +50,7 @@ bool fm_unregister(void *host)
 	for (int i = 0; i < FM_PAGES_MAX && !found; i++) {
 		if (fm_ranges[i].host == (uintptr_t)host) {
 			bytes = fm_ranges[i].bytes;
-			fm_ranges[i] = (struct fm_range){ 0, 0 };
+			fm_ranges[i] = (struct fm_range){ 0, 0, NULL };
 			found = true;
 		}
 	}
@@ -56,6 +58,15 @@ bool fm_unregister(void *host)
 		fm_unsafe += fq_streams_touching(host, bytes);
 	pthread_mutex_unlock(&fm_lock);
 	return found;
+}
+
+void fm_drop_owner(const void *owner)
+{
+	pthread_mutex_lock(&fm_lock);
+	for (int i = 0; i < FM_PAGES_MAX; i++)
+		if (fm_ranges[i].host && fm_ranges[i].owner == owner)
+			fm_ranges[i] = (struct fm_range){ 0, 0, NULL };
+	pthread_mutex_unlock(&fm_lock);
 }
 
 uint64_t *fm_host_word(uint64_t devaddr)

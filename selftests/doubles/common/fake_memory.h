@@ -26,7 +26,11 @@ enum fm_register_result {
 	FM_TABLE_FULL,
 };
 
-enum fm_register_result fm_register(void *host, size_t bytes);
+/* Register [@host, @host + @bytes) for @owner (a context, a device). */
+enum fm_register_result fm_register(void *host, size_t bytes,
+				    const void *owner);
+/* Forget every range @owner registered (its context or device was reset). */
+void fm_drop_owner(const void *owner);
 /* False when @host starts no registered range. */
 bool fm_unregister(void *host);
 /* The device address of @host, or 0 when no registration covers it. */

@@ -16,6 +16,8 @@
 static pthread_mutex_t fq_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fq_stream *fq_registry[FQ_STREAMS_MAX];
 
+static bool fq_registry_set(struct fq_stream *old, struct fq_stream *new);
+
 void fq_domain_init(struct fq_domain *d)
 {
 	pthread_mutex_init(&d->lock, NULL);
@@ -88,12 +90,20 @@ static bool fq_run(struct fq_stream *s, const struct fq_op *op)
 		fq_sleep_ns(op->ns);
 		break;
 	case FQ_WRITE:
+		pthread_mutex_lock(&s->lock);
+		if (s->drop_writes) {
+			s->drop_writes--;
+			pthread_mutex_unlock(&s->lock);
+			break;
+		}
+		pthread_mutex_unlock(&s->lock);
 		__atomic_store_n(op->word, op->value, __ATOMIC_RELEASE);
 		break;
 	case FQ_WAIT_WRAPPING:
 	case FQ_WAIT_PLAIN:
 		while (!fq_wait_done(op)) {
-			if (fq_domain_error(s->domain))
+			if (fq_domain_error(s->domain) ||
+			    __atomic_load_n(&s->dropping, __ATOMIC_ACQUIRE))
 				return false;
 			fq_sleep_ns(FQ_WAIT_POLL_NS);
 		}
@@ -133,8 +143,10 @@ static void *fq_worker(void *arg)
 		s->current = op;
 		pthread_mutex_unlock(&s->lock);
 
-		/* A poisoned domain drops its queued work, as a dead context does. */
-		if (!fq_domain_error(s->domain))
+		/* A poisoned domain drops its queued work, as a dead context
+		 * does; so does a reset that destroyed the stream. */
+		if (!fq_domain_error(s->domain) &&
+		    !__atomic_load_n(&s->dropping, __ATOMIC_ACQUIRE))
 			fq_run(s, op);
 
 		if (op->finish)
@@ -145,6 +157,9 @@ static void *fq_worker(void *arg)
 		pthread_cond_broadcast(&s->cond);
 	}
 	pthread_mutex_unlock(&s->lock);
+	/* Retired: nobody joins; its ops are done, so it touches nothing. */
+	if (s->retired)
+		fq_registry_set(s, NULL);
 	return NULL;
 }
 
@@ -221,6 +236,46 @@ void fq_stream_stop(struct fq_stream *s)
 	pthread_mutex_destroy(&s->lock);
 }
 
+/* Stop taking work: the worker drains the queue and leaves on its own. */
+static void fq_stream_retire(struct fq_stream *s, unsigned int code,
+			     bool drop)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->retired) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	__atomic_store_n(&s->gone, code, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->dropping, drop, __ATOMIC_RELEASE);
+	s->retired = true;
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_detach(s->worker);
+}
+
+void fq_stream_close_handle(struct fq_stream *s, unsigned int code)
+{
+	fq_stream_retire(s, code, false);
+}
+
+void fq_stream_kill(struct fq_stream *s, unsigned int code)
+{
+	fq_stream_retire(s, code, true);
+}
+
+unsigned int fq_stream_gone(struct fq_stream *s)
+{
+	return __atomic_load_n(&s->gone, __ATOMIC_ACQUIRE);
+}
+
+void fq_stream_drop_writes(struct fq_stream *s, unsigned int n)
+{
+	pthread_mutex_lock(&s->lock);
+	s->drop_writes += n;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static int fq_stream_push(struct fq_stream *s, const struct fq_op *op)
 {
 	struct fq_op *copy = malloc(sizeof(*copy));
@@ -246,6 +301,8 @@ unsigned int fq_stream_enqueue(struct fq_stream *s, const struct fq_op *op,
 {
 	unsigned int sticky = fq_domain_error(s->domain);
 
+	if (fq_stream_gone(s))
+		return fq_stream_gone(s);
 	if (sticky)
 		return sticky;
 	if (op->kind != FQ_FAULT && fq_stream_capturing(s))
@@ -265,11 +322,16 @@ bool fq_stream_capturing(struct fq_stream *s)
 
 unsigned int fq_stream_query(struct fq_stream *s, unsigned int not_ready)
 {
+	/* Idle first: a fault that drained the queue poisoned the domain
+	 * before, so an idle stream's sticky error is seen after it. */
+	bool idle = fq_stream_idle(s);
 	unsigned int sticky = fq_domain_error(s->domain);
 
+	if (fq_stream_gone(s))
+		return fq_stream_gone(s);
 	if (sticky)
 		return sticky;
-	return fq_stream_idle(s) ? 0 : not_ready;
+	return idle ? 0 : not_ready;
 }
 
 bool fq_stream_idle(struct fq_stream *s)
@@ -286,6 +348,8 @@ unsigned int fq_stream_sync(struct fq_stream *s)
 {
 	unsigned int code;
 
+	if (fq_stream_gone(s))
+		return fq_stream_gone(s);
 	pthread_mutex_lock(&s->lock);
 	/* Timed, so a fault in another stream of the domain is seen. */
 	while ((s->head || s->current) && !fq_domain_error(s->domain))

@@ -69,6 +69,17 @@ struct fq_stream {
 	pthread_t capture_thread;
 	bool capture_invalidated;
 	int device;
+	/* The handle is no longer a stream (destroyed, or its context or
+	 * device reset): every call on it answers this code (0: alive). */
+	unsigned int gone;
+	/* Its queued work is dropped, not run (a reset destroyed it). */
+	bool dropping;
+	/* Retired: the worker drains the queue (or drops it), then leaves on
+	 * its own; the struct is never freed, so a stale handle stays safe
+	 * to ask. */
+	bool retired;
+	/* Write-values to complete without storing (fault injection). */
+	unsigned int drop_writes;
 };
 
 void fq_domain_init(struct fq_domain *d);
@@ -84,6 +95,34 @@ void fq_domain_clear(struct fq_domain *d);
 int fq_stream_start(struct fq_stream *s, struct fq_domain *d, int device);
 /* Drain the queue (or drop it if poisoned), stop the worker. */
 void fq_stream_stop(struct fq_stream *s);
+
+/*
+ * The handle is destroyed, its work is not (CUDA Driver API
+ * cuStreamDestroy: "In case the device is still doing work in the stream
+ * hStream when cuStreamDestroy() is called, the function will return
+ * immediately and the resources associated with hStream will be released
+ * automatically once the device has completed all work"): every later
+ * call on the handle answers @code, the queue still runs, and the worker
+ * leaves once it is empty. The struct must never be freed.
+ */
+void fq_stream_close_handle(struct fq_stream *s, unsigned int code);
+
+/*
+ * A reset destroyed the stream with its context or device: as
+ * fq_stream_close_handle, and its queued work is dropped, the op that
+ * runs (a wait) abandoned: nothing it would have stored lands.
+ */
+void fq_stream_kill(struct fq_stream *s, unsigned int code);
+
+/* The code calls on the handle answer once it is gone, 0 while alive. */
+unsigned int fq_stream_gone(struct fq_stream *s);
+
+/*
+ * Fault injection, not a documented driver behaviour: the next @n
+ * write-values run on @s complete without storing, the stand-in for a
+ * store that never becomes visible to the host.
+ */
+void fq_stream_drop_writes(struct fq_stream *s, unsigned int n);
 
 /*
  * Enqueue an operation (copied) as a driver does: the domain's sticky

@@ -137,6 +137,10 @@ struct CUgraph_st {
 };
 
 struct CUgraphExec_st {
+	/* Launches whose node values another thread's SetParams replaced
+	 * between this thread's SetParams and its launch (fake_lock). */
+	pthread_t patched_by;
+	bool patched;
 	unsigned int n;
 	struct CUgraphNode_st nodes[FAKE_GRAPH_NODES];	/* copies */
 	const struct CUgraphNode_st *from[FAKE_GRAPH_NODES];
@@ -153,6 +157,7 @@ struct CUctx_st {
 struct CUstream_st {
 	struct fq_stream q;
 	struct CUctx_st *ctx;
+	struct CUstream_st *all_next;	/* every stream made, never freed */
 	unsigned long long id;		/* cuStreamGetId */
 	/* While captured: the graph its work goes to (the mode, thread and
 	 * invalidation are the queue's, fake_queue.h). */
@@ -161,6 +166,12 @@ struct CUstream_st {
 
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct CUctx_st fake_ctx[FAKE_DEVICES_MAX];
+/* Every stream ever made: a destroyed or reset stream's handle stays
+ * safe to pass (it answers CUDA_ERROR_INVALID_HANDLE), as a leak checker
+ * sees. */
+static pthread_mutex_t fake_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CUstream_st *fake_streams;
+static uint64_t fake_exec_overlaps;
 static int fake_devices = 2;
 static int fake_driver_version = 12080;
 static int fake_mem_ops_64 = 1;
@@ -190,6 +201,11 @@ FAKE_EXPORT void gpuar_fake_cuda_hold_queries(int on);
 FAKE_EXPORT int gpuar_fake_cuda_held_queries(void);
 FAKE_EXPORT uint64_t gpuar_fake_cuda_globaltimer_offset(void);
 FAKE_EXPORT int gpuar_fake_cuda_primary_flags(int device);
+FAKE_EXPORT gcu_result gpuar_fake_cuda_drop_writes(gcu_stream stream,
+						   unsigned int n);
+FAKE_EXPORT void gpuar_fake_cuda_hold_exec_updates(int on);
+FAKE_EXPORT int gpuar_fake_cuda_held_exec_updates(void);
+FAKE_EXPORT uint64_t gpuar_fake_cuda_exec_overlaps(void);
 
 /* Hide an entry point from cuGetProcAddress_v2 (NULL or "" clears all). */
 void gpuar_fake_cuda_hide(const char *name)
@@ -267,32 +283,81 @@ static pthread_cond_t fake_hold_cond = PTHREAD_COND_INITIALIZER;
 static bool fake_hold;
 static int fake_held;
 
-void gpuar_fake_cuda_hold_queries(int on)
+/* Block while @hold is set, counted in *@held. */
+static void fake_hold_while(const bool *hold, int *held)
 {
 	pthread_mutex_lock(&fake_hold_lock);
-	fake_hold = on != 0;
+	(*held)++;
+	while (*hold)
+		pthread_cond_wait(&fake_hold_cond, &fake_hold_lock);
+	(*held)--;
 	pthread_cond_broadcast(&fake_hold_cond);
 	pthread_mutex_unlock(&fake_hold_lock);
 }
 
-int gpuar_fake_cuda_held_queries(void)
+static void fake_set_hold(bool *hold, int on)
+{
+	pthread_mutex_lock(&fake_hold_lock);
+	*hold = on != 0;
+	pthread_cond_broadcast(&fake_hold_cond);
+	pthread_mutex_unlock(&fake_hold_lock);
+}
+
+static int fake_get_held(const int *held)
 {
 	int n;
 
 	pthread_mutex_lock(&fake_hold_lock);
-	n = fake_held;
+	n = *held;
 	pthread_mutex_unlock(&fake_hold_lock);
 	return n;
 }
 
+void gpuar_fake_cuda_hold_queries(int on)
+{
+	fake_set_hold(&fake_hold, on);
+}
+
+int gpuar_fake_cuda_held_queries(void)
+{
+	return fake_get_held(&fake_held);
+}
+
 static void fake_query_hold(void)
 {
-	pthread_mutex_lock(&fake_hold_lock);
-	fake_held++;
-	while (fake_hold)
-		pthread_cond_wait(&fake_hold_cond, &fake_hold_lock);
-	fake_held--;
-	pthread_mutex_unlock(&fake_hold_lock);
+	fake_hold_while(&fake_hold, &fake_held);
+}
+
+/*
+ * While held, cuGraphExecBatchMemOpNodeSetParams blocks after changing
+ * the node (a slow update), so a test can see whether a second thread
+ * updates or launches the same executable graph meanwhile; held_exec_updates
+ * says how many callers are blocked in it now.
+ */
+static bool fake_exec_hold;
+static int fake_exec_held;
+
+void gpuar_fake_cuda_hold_exec_updates(int on)
+{
+	fake_set_hold(&fake_exec_hold, on);
+}
+
+int gpuar_fake_cuda_held_exec_updates(void)
+{
+	return fake_get_held(&fake_exec_held);
+}
+
+/*
+ * Launches of an executable graph whose node another thread changed
+ * after this thread's own change and before its launch. Graph objects
+ * are not synchronized internally, and calls on one must be serialized by
+ * the caller (CUDA Driver API, "Graph object thread safety"): an
+ * executable graph patched and launched from two threads without a lock
+ * launches with the other thread's values.
+ */
+uint64_t gpuar_fake_cuda_exec_overlaps(void)
+{
+	return __atomic_load_n(&fake_exec_overlaps, __ATOMIC_RELAXED);
 }
 
 /* 64-bit writes enqueued without a system-scope barrier before them. */
@@ -355,6 +420,10 @@ static struct CUstream_st *fake_stream_new(struct CUctx_st *ctx)
 		free(s);
 		return NULL;
 	}
+	pthread_mutex_lock(&fake_streams_lock);
+	s->all_next = fake_streams;
+	fake_streams = s;
+	pthread_mutex_unlock(&fake_streams_lock);
 	return s;
 }
 
@@ -369,7 +438,7 @@ static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
 	if (handle && handle != GCU_STREAM_LEGACY &&
 	    handle != GCU_STREAM_PER_THREAD) {
 		*out = handle;
-		return GCU_SUCCESS;
+		return fq_stream_gone(&handle->q);
 	}
 	ctx = fake_current();
 	if (!ctx)
@@ -381,6 +450,9 @@ static gcu_result fake_stream(gcu_stream handle, struct CUstream_st **out)
 	if (!slot)
 		return GCU_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&fake_lock);
+	/* A reset destroyed it: the context makes a new one on next use. */
+	if (*slot && fq_stream_gone(&(*slot)->q))
+		*slot = NULL;
 	if (!*slot && !(*slot = fake_stream_new(ctx))) {
 		pthread_mutex_unlock(&fake_lock);
 		return GCU_ERROR_OUT_OF_MEMORY;
@@ -444,6 +516,8 @@ FAKE_EXPORT gcu_result cuDevicePrimaryCtxRetain(gcu_context *ctx,
 FAKE_EXPORT gcu_result cuDevicePrimaryCtxRelease_v2(gcu_device device);
 FAKE_EXPORT gcu_result cuCtxPushCurrent_v2(gcu_context ctx);
 FAKE_EXPORT gcu_result cuCtxPopCurrent_v2(gcu_context *ctx);
+FAKE_EXPORT gcu_result cuCtxGetCurrent(gcu_context *ctx);
+FAKE_EXPORT gcu_result cuDevicePrimaryCtxReset_v2(gcu_device device);
 FAKE_EXPORT gcu_result cuMemHostRegister_v2(void *p, size_t bytes,
 					    unsigned int flags);
 FAKE_EXPORT gcu_result cuMemHostUnregister(void *p);
@@ -553,6 +627,8 @@ static const struct {
 	{ "cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease_v2, 11000 },
 	{ "cuCtxPushCurrent", (void *)cuCtxPushCurrent_v2, 4000 },
 	{ "cuCtxPopCurrent", (void *)cuCtxPopCurrent_v2, 4000 },
+	{ "cuCtxGetCurrent", (void *)cuCtxGetCurrent, 4000 },
+	{ "cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2, 11000 },
 	{ "cuMemHostRegister", (void *)cuMemHostRegister_v2, 6050 },
 	{ "cuMemHostUnregister", (void *)cuMemHostUnregister, 4000 },
 	{ "cuMemHostGetDevicePointer", (void *)cuMemHostGetDevicePointer_v2, 3020 },
@@ -629,27 +705,9 @@ gcu_result cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 gcu_result cuGetErrorName(gcu_result error, const char **name)
 {
 	static const struct { gcu_result code; const char *name; } names[] = {
-		{ GCU_SUCCESS, "CUDA_SUCCESS" },
-		{ GCU_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE" },
-		{ GCU_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY" },
-		{ GCU_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED" },
-		{ GCU_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE" },
-		{ GCU_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE" },
-		{ GCU_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT" },
-		{ GCU_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE" },
-		{ GCU_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT" },
-		{ GCU_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
-		{ GCU_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
-		{ GCU_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY" },
-		{ GCU_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS" },
-		{ GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
-		  "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED" },
-		{ GCU_ERROR_HOST_MEMORY_NOT_REGISTERED,
-		  "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED" },
-		{ GCU_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED" },
-		{ GCU_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED" },
-		{ GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-		  "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" },
+#define GCU_NAME(code, name) { code, name },
+		GCU_STATUS_NAMES(GCU_NAME)
+#undef GCU_NAME
 	};
 
 	if (!name)
@@ -757,6 +815,48 @@ gcu_result cuCtxPopCurrent_v2(gcu_context *ctx)
 	return GCU_SUCCESS;
 }
 
+gcu_result cuCtxGetCurrent(gcu_context *ctx)
+{
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (!ctx)
+		return GCU_ERROR_INVALID_VALUE;
+	*ctx = fake_current();	/* NULL: none is current */
+	return GCU_SUCCESS;
+}
+
+/*
+ * "Destroy all allocations and reset all state on the primary context"
+ * (CUDA Driver API, cuDevicePrimaryCtxReset), from whichever thread calls
+ * it: every stream of the context is destroyed with its queued work
+ * (nothing it would have stored lands, and its handle answers
+ * CUDA_ERROR_INVALID_HANDLE from then on), every host registration made
+ * under it is gone, and the legacy and per-thread streams are made afresh
+ * on next use. "Resetting the primary context does not release it": the
+ * retains stand. A sticky error stays ("To continue using CUDA, the
+ * process must be terminated and relaunched", CUresult descriptions).
+ */
+gcu_result cuDevicePrimaryCtxReset_v2(gcu_device device)
+{
+	struct CUctx_st *ctx;
+
+	if (fake_ready())
+		return GCU_ERROR_NOT_INITIALIZED;
+	if (device < 0 || device >= fake_devices)
+		return GCU_ERROR_INVALID_DEVICE;
+	ctx = &fake_ctx[device];
+	pthread_mutex_lock(&fake_lock);
+	ctx->legacy = NULL;
+	pthread_mutex_unlock(&fake_lock);
+	pthread_mutex_lock(&fake_streams_lock);
+	for (struct CUstream_st *s = fake_streams; s; s = s->all_next)
+		if (s->ctx == ctx && !fq_stream_gone(&s->q))
+			fq_stream_kill(&s->q, GCU_ERROR_INVALID_HANDLE);
+	pthread_mutex_unlock(&fake_streams_lock);
+	fm_drop_owner(&ctx->domain);
+	return GCU_SUCCESS;
+}
+
 gcu_result cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 {
 	if (fake_ready())
@@ -767,7 +867,7 @@ gcu_result cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 		return GCU_ERROR_INVALID_VALUE;
 	if (fake_capture_check())
 		return GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	switch (fm_register(p, bytes)) {
+	switch (fm_register(p, bytes, &fake_current()->domain)) {
 	case FM_REGISTERED: return GCU_SUCCESS;
 	case FM_OVERLAPS: return GCU_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	default: return GCU_ERROR_OUT_OF_MEMORY;
@@ -822,11 +922,17 @@ gcu_result cuStreamDestroy_v2(gcu_stream stream)
 	if (fake_ready())
 		return GCU_ERROR_NOT_INITIALIZED;
 	if (!stream || stream == GCU_STREAM_LEGACY ||
-	    stream == GCU_STREAM_PER_THREAD)
+	    stream == GCU_STREAM_PER_THREAD || fq_stream_gone(&stream->q))
 		return GCU_ERROR_INVALID_HANDLE;
-	/* The queue drains first (or is dropped when the context is dead). */
-	fq_stream_stop(&stream->q);
-	free(stream);
+	/*
+	 * "In case the device is still doing work in the stream hStream when
+	 * cuStreamDestroy() is called, the function will return immediately
+	 * and the resources associated with hStream will be released
+	 * automatically once the device has completed all work in hStream"
+	 * (CUDA Driver API, cuStreamDestroy): the queue still runs (or is
+	 * dropped when the context is dead); the handle is invalid at once.
+	 */
+	fq_stream_close_handle(&stream->q, GCU_ERROR_INVALID_HANDLE);
 	return GCU_SUCCESS;
 }
 
@@ -1224,7 +1330,12 @@ gcu_result cuGraphExecBatchMemOpNodeSetParams(gcu_graph_exec exec,
 	}
 	if (fake_memop_node(&copy, p, false))
 		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
 	*n = copy;
+	exec->patched_by = pthread_self();
+	exec->patched = true;
+	pthread_mutex_unlock(&fake_lock);
+	fake_hold_while(&fake_exec_hold, &fake_exec_held);
 	return GCU_SUCCESS;
 }
 
@@ -1237,6 +1348,11 @@ gcu_result cuGraphLaunch(gcu_graph_exec exec, gcu_stream stream)
 		return rc;
 	if (!exec)
 		return GCU_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	if (exec->patched && !pthread_equal(exec->patched_by, pthread_self()))
+		__atomic_fetch_add(&fake_exec_overlaps, 1, __ATOMIC_RELAXED);
+	exec->patched = false;
+	pthread_mutex_unlock(&fake_lock);
 	/* Each launch runs the ops as they are now: a later SetParams
 	 * changes only later launches. */
 	for (unsigned int i = 0; !rc && i < exec->n; i++)
@@ -1286,6 +1402,17 @@ gcu_result gpuar_fake_cuda_work(gcu_stream stream, uint64_t ns)
 	gcu_result rc = fake_stream(stream, &s);
 
 	return rc ? rc : fake_push(s, &op);
+}
+
+/* The next @n write-values that run on @stream store nothing. */
+gcu_result gpuar_fake_cuda_drop_writes(gcu_stream stream, unsigned int n)
+{
+	struct CUstream_st *s;
+	gcu_result rc = fake_stream(stream, &s);
+
+	if (!rc)
+		fq_stream_drop_writes(&s->q, n);
+	return rc;
 }
 
 /* Enqueue a launch that fails with @code when it runs (sticky). */

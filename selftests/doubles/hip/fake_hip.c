@@ -55,6 +55,7 @@ struct ihipStream_t {
 	struct fq_stream q;
 	int device;
 	unsigned long long id;
+	struct ihipStream_t *all_next;	/* every stream made, never freed */
 };
 
 /* The handle; the event itself outlives it while queued ops hold it. */
@@ -68,6 +69,10 @@ static struct ihipStream_t *fake_default[FAKE_DEVICES];
 static unsigned long long fake_next_id = 100;
 static bool fake_initialised;
 static __thread int cur_device;
+/* Every stream ever made: a destroyed or reset stream's handle stays safe
+ * to pass (it answers hipErrorInvalidHandle). */
+static pthread_mutex_t fake_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ihipStream_t *fake_streams;
 
 FAKE_EXPORT ghip_error gpuar_fake_hip_work(ghip_stream s, uint64_t ns);
 FAKE_EXPORT ghip_error gpuar_fake_hip_fault(ghip_stream s, ghip_error code);
@@ -75,6 +80,8 @@ FAKE_EXPORT ghip_error gpuar_fake_hip_capture(ghip_stream s, int on);
 FAKE_EXPORT int gpuar_fake_hip_registered_pages(void);
 FAKE_EXPORT uint64_t gpuar_fake_hip_unsafe_unregisters(void);
 FAKE_EXPORT void gpuar_fake_hip_reset(void);
+FAKE_EXPORT ghip_error gpuar_fake_hip_drop_writes(ghip_stream s, unsigned int n);
+FAKE_EXPORT ghip_error hipDeviceReset(void);
 
 FAKE_EXPORT ghip_error hipInit(unsigned int flags);
 FAKE_EXPORT ghip_error hipDriverGetVersion(int *version);
@@ -118,6 +125,10 @@ static struct ihipStream_t *fake_stream_new(int dev)
 		free(s);
 		return NULL;
 	}
+	pthread_mutex_lock(&fake_streams_lock);
+	s->all_next = fake_streams;
+	fake_streams = s;
+	pthread_mutex_unlock(&fake_streams_lock);
 	return s;
 }
 
@@ -131,7 +142,7 @@ static ghip_error fake_stream(ghip_stream handle, struct ihipStream_t **out)
 
 	if (handle && handle != GHIP_STREAM_PER_THREAD) {
 		*out = handle;
-		return GHIP_SUCCESS;
+		return fq_stream_gone(&handle->q);
 	}
 	/* The null stream: one per device. Per-thread: per device and thread. */
 	slot = handle ? (struct ihipStream_t **)fq_thread_stream_slot(dev) :
@@ -139,6 +150,9 @@ static ghip_error fake_stream(ghip_stream handle, struct ihipStream_t **out)
 	if (!slot)
 		return GHIP_ERROR_UNKNOWN;
 	pthread_mutex_lock(&fake_lock);
+	/* A reset destroyed it: the device makes a new one on next use. */
+	if (*slot && fq_stream_gone(&(*slot)->q))
+		*slot = NULL;
 	if (!*slot && !(*slot = fake_stream_new(dev))) {
 		pthread_mutex_unlock(&fake_lock);
 		return GHIP_ERROR_UNKNOWN;
@@ -184,6 +198,12 @@ const char *hipGetErrorName(ghip_error error)
 	case GHIP_SUCCESS: return "hipSuccess";
 	case GHIP_ERROR_INVALID_VALUE: return "hipErrorInvalidValue";
 	case GHIP_ERROR_NOT_INITIALIZED: return "hipErrorNotInitialized";
+	case GHIP_ERROR_DEINITIALIZED: return "hipErrorDeinitialized";
+	case GHIP_ERROR_ECC_NOT_CORRECTABLE: return "hipErrorECCNotCorrectable";
+	case GHIP_ERROR_LAUNCH_TIMEOUT: return "hipErrorLaunchTimeOut";
+	case GHIP_ERROR_CONTEXT_IS_DESTROYED: return "hipErrorContextIsDestroyed";
+	case GHIP_ERROR_ASSERT: return "hipErrorAssert";
+	case GHIP_ERROR_UNKNOWN: return "hipErrorUnknown";
 	case GHIP_ERROR_NO_DEVICE: return "hipErrorNoDevice";
 	case GHIP_ERROR_INVALID_DEVICE: return "hipErrorInvalidDevice";
 	case GHIP_ERROR_INVALID_HANDLE: return "hipErrorInvalidHandle";
@@ -233,7 +253,7 @@ ghip_error hipHostRegister(void *p, size_t bytes, unsigned int flags)
 		return GHIP_ERROR_INVALID_VALUE;
 	if (!fq_capture_permits_unsafe_call())
 		return GHIP_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	switch (fm_register(p, bytes)) {
+	switch (fm_register(p, bytes, &fake_dev[cur_device])) {
 	case FM_REGISTERED: return GHIP_SUCCESS;
 	case FM_OVERLAPS: return GHIP_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	default: return GHIP_ERROR_UNKNOWN;
@@ -272,10 +292,43 @@ ghip_error hipStreamCreateWithFlags(ghip_stream *out, unsigned int flags)
 
 ghip_error hipStreamDestroy(ghip_stream s)
 {
-	if (!s || s == GHIP_STREAM_PER_THREAD)
+	if (!s || s == GHIP_STREAM_PER_THREAD || fq_stream_gone(&s->q))
 		return GHIP_ERROR_INVALID_HANDLE;
-	fq_stream_stop(&s->q);
-	free(s);
+	/*
+	 * "The queue may be destroyed while some commands are still inflight,
+	 * or may wait for all commands queued to the stream before destroying
+	 * it" (HIP API, hipStreamDestroy): the double waits (or drops the
+	 * queue of a failed device); the handle is invalid from then on.
+	 */
+	fq_stream_sync(&s->q);
+	fq_stream_close_handle(&s->q, GHIP_ERROR_INVALID_HANDLE);
+	return GHIP_SUCCESS;
+}
+
+/*
+ * "Destroy all resources and reset all state on the current device in
+ * the current process" (HIP API, hipDeviceReset), from whichever thread
+ * calls it: every stream of the device is destroyed with its queued work
+ * (nothing it would have stored lands; its handle answers
+ * hipErrorInvalidHandle), every host registration made with the device
+ * current is gone, and the null and per-thread streams are made afresh
+ * on next use. A sticky error stays.
+ */
+ghip_error hipDeviceReset(void)
+{
+	int dev = cur_device;
+
+	if (!fake_initialised)
+		return GHIP_ERROR_NOT_INITIALIZED;
+	pthread_mutex_lock(&fake_lock);
+	fake_default[dev] = NULL;
+	pthread_mutex_unlock(&fake_lock);
+	pthread_mutex_lock(&fake_streams_lock);
+	for (struct ihipStream_t *s = fake_streams; s; s = s->all_next)
+		if (s->device == dev && !fq_stream_gone(&s->q))
+			fq_stream_kill(&s->q, GHIP_ERROR_INVALID_HANDLE);
+	pthread_mutex_unlock(&fake_streams_lock);
+	fm_drop_owner(&fake_dev[dev]);
 	return GHIP_SUCCESS;
 }
 
@@ -504,6 +557,17 @@ ghip_error gpuar_fake_hip_fault(ghip_stream handle, ghip_error code)
 	ghip_error rc = fake_stream(handle, &s);
 
 	return rc ? rc : fake_push(s, &op);
+}
+
+/* The next @n write-values that run on @handle store nothing. */
+ghip_error gpuar_fake_hip_drop_writes(ghip_stream handle, unsigned int n)
+{
+	struct ihipStream_t *s;
+	ghip_error rc = fake_stream(handle, &s);
+
+	if (!rc)
+		fq_stream_drop_writes(&s->q, n);
+	return rc;
 }
 
 ghip_error gpuar_fake_hip_capture(ghip_stream handle, int on)
