@@ -224,7 +224,10 @@ struct gpuar_exec *gpuar_task_exec(const struct gpuar_task *task);
  * poll + read(2). User engine: IORING_OP_POLL_ADD on the port fd, then
  * gpuar_reap. Each refused op falls back to the next way and is counted
  * in the stats (fallbacks). The host keeps records a multishot read
- * delivered beyond @max for the next call, in order.
+ * delivered beyond @max for the next call, in order. No operation on the
+ * caller's buffer outlives a call: a one-shot read fills the host's own
+ * buffer (at most 64 records a call) and is cancelled, and its end waited
+ * for, before the call returns.
  */
 struct gpuar_port;
 struct gpuar_uring_host;

@@ -9,16 +9,19 @@
  */
 #include <gpuar/gpuar.h>
 
+#include "port.h"
 #include "unit_tap.h"
 
 #include <check.h>
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +69,122 @@ static bool kernel_has_multishot_read(void)
 	ok = io_uring_opcode_supported(probe, OP_READ_MULTISHOT);
 	io_uring_free_probe(probe);
 	return ok;
+}
+
+/*
+ * A kernel-engine port whose engine the test plays (lib/port.h), so that
+ * what the module does is set here: its fd one the test drives (a pipe's
+ * read end, or an AF_UNIX socket holding out-of-band data, which polls
+ * EPOLLPRI as the module's port does at an early wake), the records a reap
+ * finds, what a claim answers. Its cancel finds nothing pending and
+ * nothing queued: the module's answer once its records were read. Runs the
+ * same on every engine the suite runs on, the VMs' included.
+ */
+static struct {
+	struct gpuar_record queued[4];
+	u32 nqueued;	/* what the next reaps hand out */
+	int claim_ret;		/* a claim's answer */
+	int claims;		/* claims asked for */
+	int oob_fd;		/* a failing claim raises EPOLLPRI again here */
+	int oob_left;
+} fake;
+
+/*
+ * Wake the port's poll while its out-of-band byte is pending: EPOLLPRI.
+ * (The wake of the out-of-band send itself may not carry EPOLLPRI, so a
+ * poll for it alone does not hear it; a shutdown's wake carries no mask.)
+ */
+static void raise_pri(int peer)
+{
+	ck_assert_int_eq(shutdown(peer, SHUT_WR), 0);
+}
+
+static int fake_reap(struct gpuar_port *port, struct gpuar_record *records,
+		     u32 max, int64_t timeout_ns, int intr_fd)
+{
+	u32 n = fake.nqueued < max ? fake.nqueued : max;
+
+	(void)port;
+	(void)timeout_ns;
+	(void)intr_fd;
+	if (!n)
+		return -EAGAIN;
+	memcpy(records, fake.queued, n * sizeof(*records));
+	fake.nqueued -= n;
+	memmove(fake.queued, fake.queued + n, fake.nqueued * sizeof(*records));
+	return (int)n;
+}
+
+static int fake_claim(struct gpuar_port *port, struct gpuar_claim_entry *e,
+		      u32 max, u64 lease_ns)
+{
+	(void)port;
+	(void)e;
+	(void)max;
+	(void)lease_ns;
+	fake.claims++;
+	if (fake.claim_ret < 0 && fake.oob_left > 0) {
+		fake.oob_left--;
+		raise_pri(fake.oob_fd);
+	}
+	return fake.claim_ret;
+}
+
+static int fake_cancel(struct gpuar_port *port, u64 user_data)
+{
+	(void)port;
+	(void)user_data;
+	return -ENOENT;
+}
+
+static void fake_close(struct gpuar_port *port)
+{
+	close(port->fd);
+}
+
+static const struct gpuar_engine_ops fake_ops = {
+	.reap = fake_reap,
+	.claim = fake_claim,
+	.cancel = fake_cancel,
+	.close = fake_close,
+};
+
+/* Closed with gpuar_port_close(), which closes @fd. */
+static struct gpuar_port *fake_port(int fd, bool imminent)
+{
+	struct gpuar_port *p = calloc(1, sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	memset(&fake, 0, sizeof(fake));
+	fake.oob_fd = -1;
+	p->engine = GPUAR_ENGINE_KERNEL;
+	p->fd = fd;
+	p->ops = &fake_ops;
+	p->imminent = imminent;
+	p->fork_gen = gpuar_fork_generation();
+	pthread_mutex_init(&p->lines_lock, NULL);
+	return p;
+}
+
+/* Out-of-band data on an AF_UNIX stream polls EPOLLPRI (Linux 5.15). */
+static bool have_unix_oob(void)
+{
+	int sv[2];
+	bool ok;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return false;
+	ok = send(sv[1], "!", 1, MSG_OOB) == 1;
+	close(sv[0]);
+	close(sv[1]);
+	return ok;
+}
+
+static void put_record(int fd, uint64_t user_data, uint8_t outcome)
+{
+	struct gpuar_record r = { .user_data = user_data, .outcome = outcome };
+
+	ck_assert_int_eq(write(fd, &r, sizeof(r)), (int)sizeof(r));
 }
 
 START_TEST(read_fd_returns_whole_records)
@@ -517,6 +636,106 @@ START_TEST(kernel_port_uses_one_multishot_read)
 }
 END_TEST
 
+/*
+ * An imminent fake port on an AF_UNIX socket (sv[0]), its host with both
+ * polls armed on it and the multishot read (6.7+) bound to the pipe q, so
+ * that a read of the pipe r is a one-shot read while EPOLLPRI can come.
+ */
+struct pri_rig {
+	int sv[2], q[2], r[2];
+	struct gpuar_port *p;
+	struct gpuar_uring_host *h;
+};
+
+static void pri_rig_open(struct pri_rig *g)
+{
+	struct gpuar_record in;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, g->sv), 0);
+	ck_assert_int_eq(pipe(g->q), 0);
+	ck_assert_int_eq(pipe(g->r), 0);
+	g->p = fake_port(g->sv[0], true);
+	ck_assert_int_eq(gpuar_uring_host_new(&g->h, g->p), 0);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(g->h, g->q[0], &in, 1, 0), -ETIME);
+	ck_assert_int_eq(gpuar_uring_host_reap(g->h, &in, 1, 0), -ETIME);
+	/* Pending out-of-band data: the port polls EPOLLPRI from now on. */
+	ck_assert_int_eq(send(g->sv[1], "!", 1, MSG_OOB), 1);
+}
+
+static void pri_rig_close(struct pri_rig *g)
+{
+	gpuar_uring_host_free(g->h);
+	gpuar_port_close(g->p);
+	close(g->sv[1]);
+	close(g->q[0]);
+	close(g->q[1]);
+	close(g->r[0]);
+	close(g->r[1]);
+}
+
+/*
+ * L3-5: an EPOLLPRI completion whose serve fails (the claim's error) comes
+ * while a one-shot read of another fd waits, and again while that read is
+ * being cancelled (each failing claim raises EPOLLPRI anew). The call
+ * returns the serve's error, and nothing reads into the caller's buffer
+ * afterwards: a record written to the fd after the return stays there, the
+ * buffer keeps its canary, and the next read gets the next record.
+ */
+START_TEST(failing_serve_leaves_no_read_behind)
+{
+	struct gpuar_record *buf, in;
+	struct pri_rig g;
+	size_t i;
+
+	pri_rig_open(&g);
+	fake.claim_ret = -EIO;
+	fake.oob_fd = g.sv[1];
+	fake.oob_left = 3;
+	raise_pri(g.sv[1]);
+	buf = malloc(4 * sizeof(*buf));
+	ck_assert_ptr_nonnull(buf);
+	memset(buf, 0xa5, 4 * sizeof(*buf));
+	ck_assert_int_eq(gpuar_uring_host_read_fd(g.h, g.r[0], buf, 4, 1000 * MS), -EIO);
+	/* The first failing claim raised EPOLLPRI again: served in the cancel. */
+	ck_assert_int_ge(fake.claims, 2);
+	put_record(g.r[1], 5, GPUAR_OUTCOME_EXACT);
+	for (i = 0; i < 4 * sizeof(*buf); i++)
+		ck_assert_uint_eq(((unsigned char *)buf)[i], 0xa5);
+	free(buf);
+	ck_assert_int_eq(fcntl(g.r[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(read(g.r[0], &in, sizeof(in)), (int)sizeof(in));
+	ck_assert_uint_eq(in.user_data, 5);
+	fake.claim_ret = 0;
+	put_record(g.r[1], 6, GPUAR_OUTCOME_EXACT);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(g.h, g.r[0], &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 6);
+	pri_rig_close(&g);
+}
+END_TEST
+
+/*
+ * Records EPOLLPRI brings while a one-shot read of another fd waits are
+ * the port's: its reader gets them, not that fd's.
+ */
+START_TEST(imminent_records_stay_for_the_ports_reader)
+{
+	struct gpuar_record in;
+	struct pri_rig g;
+
+	pri_rig_open(&g);
+	fake.queued[0] = (struct gpuar_record){ .user_data = 70 };
+	fake.nqueued = 1;
+	raise_pri(g.sv[1]);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(g.h, g.r[0], &in, 1, 0), -ETIME);
+	put_record(g.r[1], 71, GPUAR_OUTCOME_EXACT);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(g.h, g.r[0], &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 71);
+	ck_assert_int_eq(gpuar_uring_host_reap(g.h, &in, 1, 0), 1);
+	ck_assert_uint_eq(in.user_data, 70);
+	pri_rig_close(&g);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lib_uring");
@@ -525,6 +744,8 @@ int main(void)
 	const char *no_uring = gpuar_caps_probe()->io_uring ? NULL :
 		"io_uring not usable on this machine";
 	const char *no_ms = no_uring;
+	const char *no_oob = no_uring ? no_uring : have_unix_oob() ? NULL :
+		"no out-of-band data on AF_UNIX here (Linux 5.15, CONFIG_AF_UNIX_OOB)";
 
 	if (!no_ms && !kernel_engine())
 		no_ms = "the multishot read is the kernel engine's (GPUAR_TEST_ENGINE=kernel)";
@@ -543,6 +764,8 @@ int main(void)
 	unit_add_or_skip(t, &skips, user_port_poll_stays_armed_across_reaps, no_uring);
 	unit_add_or_skip(t, &skips, host_serves_an_imminent_port, no_uring);
 	unit_add_or_skip(t, &skips, kernel_port_uses_one_multishot_read, no_ms);
+	unit_add_or_skip(t, &skips, failing_serve_leaves_no_read_behind, no_oob);
+	unit_add_or_skip(t, &skips, imminent_records_stay_for_the_ports_reader, no_oob);
 	suite_add_tcase(s, t);
 	return unit_run_tap(s, &skips);
 }
