@@ -24,6 +24,12 @@
  * reap, as on the user engine, not a one-shot IORING_OP_READ (see
  * reap_polled). (The user engine's fd turns readable at the early wake,
  * and its gpuar_reap() claims.)
+ *
+ * The host's armed ops hold the port's file, and the records they read
+ * have left the port's queue. So the first host of a port wraps the
+ * port's engine ops (struct host_port): its cancel also finds the records
+ * a host holds (-EALREADY), and its close ends the hosts' ops on the port
+ * before the engine closes, after which their reaps answer -EBADF.
  */
 #include "port.h"
 #include "defaults.h"
@@ -31,6 +37,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,9 +64,14 @@
 /* A one-shot read's most records: its buffer is the host's (see read_oneshot). */
 #define RD_RECORDS MS_BUF_RECORDS
 
+struct host_port;
+
 struct gpuar_uring_host {
-	struct gpuar_port *port;
-	int port_fd;			/* its fd (-1: no port) */
+	struct gpuar_port *port;	/* NULL: none, or it was closed */
+	int port_fd;			/* its fd, while it is open (else -1) */
+	bool port_closed;		/* closed before the host: -EBADF */
+	struct host_port *hp;		/* the port's binding (port_bind) */
+	struct gpuar_uring_host *next;	/* on the binding's list */
 	struct io_uring ring;
 	struct gpuar_uring_host_stats st;
 	bool read_refused;	/* IORING_OP_READ refused once: poll + read */
@@ -84,7 +96,29 @@ struct gpuar_uring_host {
 	/* reap_polled's POLLIN poll: multishot, left armed between calls */
 	bool pollin_armed;
 	bool pollin_ms_refused;	/* one-shot polls, cancelled after use */
+	/*
+	 * Held over every change to the stash, to the held buffers and to
+	 * the completion queue's head, so that a cancel on the port, from
+	 * any thread, can look at the records the host holds (host_holds).
+	 */
+	pthread_mutex_t lock;
 };
+
+/*
+ * A port read through hosts. Its engine's ops are wrapped while it is
+ * open: the port's ops point at this copy, whose cancel also finds the
+ * records its hosts hold and whose close first ends their operations on
+ * the port. Made by the port's first host, freed at the port's close.
+ */
+struct host_port {
+	struct gpuar_engine_ops ops;	/* first: the port's ops point here */
+	const struct gpuar_engine_ops *engine;
+	pthread_mutex_t lock;		/* the list of hosts */
+	struct gpuar_uring_host *hosts;
+};
+
+/* Binding ports: one at a time, so that a port gets one binding. */
+static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct __kernel_timespec kts(u64 ns)
 {
@@ -163,7 +197,7 @@ static u32 stash_room(const struct gpuar_uring_host *h)
 	return h->stash_len < STASH_RECYCLE_MAX ? STASH_RECYCLE_MAX - h->stash_len : 0;
 }
 
-/* Give held buffers back to the kernel while the stash has room. */
+/* Give held buffers back to the kernel while the stash has room (locked). */
 static void recycle(struct gpuar_uring_host *h)
 {
 	u32 n = 0;
@@ -183,12 +217,14 @@ static u32 unstash(struct gpuar_uring_host *h, struct gpuar_record *out, u32 max
 {
 	u32 n = 0;
 
+	pthread_mutex_lock(&h->lock);
 	while (n < max && h->stash_len) {
 		out[n++] = h->stash[h->stash_head];
 		h->stash_head = (h->stash_head + 1) % STASH_RECORDS;
 		h->stash_len--;
 	}
 	recycle(h);
+	pthread_mutex_unlock(&h->lock);
 	h->st.records += n;
 	return n;
 }
@@ -205,7 +241,7 @@ static const struct gpuar_record *ms_records(const struct gpuar_uring_host *h,
 	return (const void *)((char *)h->bufs + (size_t)bid * MS_BUF_BYTES);
 }
 
-/* A multishot completion: stash its records, give its buffer back. */
+/* A multishot completion: stash its records, give its buffer back (locked). */
 static void ms_complete(struct gpuar_uring_host *h, const struct io_uring_cqe *cqe)
 {
 	const struct gpuar_record *r;
@@ -230,12 +266,14 @@ static void ms_complete(struct gpuar_uring_host *h, const struct io_uring_cqe *c
 
 /*
  * Done with a completion: note what it ends (an op without more to come),
- * stash the multishot read's records, and move the queue's head.
+ * stash the multishot read's records, and move the queue's head, under the
+ * lock that host_holds() takes.
  */
 static void cqe_done(struct gpuar_uring_host *h, struct io_uring_cqe *cqe)
 {
 	bool more = cqe->flags & IORING_CQE_F_MORE;
 
+	pthread_mutex_lock(&h->lock);
 	switch (io_uring_cqe_get_data64(cqe)) {
 	case TAG_MULTISHOT:
 		ms_complete(h, cqe);
@@ -251,6 +289,42 @@ static void cqe_done(struct gpuar_uring_host *h, struct io_uring_cqe *cqe)
 		break;
 	}
 	io_uring_cqe_seen(&h->ring, cqe);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static bool completed(const struct gpuar_record *r, u64 user_data)
+{
+	return r->user_data == user_data && r->outcome != GPUAR_OUTCOME_CANCELLED;
+}
+
+/*
+ * Whether the host holds a record of @user_data, other than a
+ * cancellation, that it has not handed out: in the stash, or delivered by
+ * the multishot read on the port's fd and not yet handled. Any thread.
+ */
+static bool host_holds(struct gpuar_uring_host *h, u64 user_data)
+{
+	const struct gpuar_record *r;
+	struct io_uring_cqe *cqe;
+	unsigned int head;
+	bool found = false;
+	u32 i, n;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < h->stash_len && !found; i++)
+		found = completed(&h->stash[(h->stash_head + i) % STASH_RECORDS],
+				  user_data);
+	io_uring_for_each_cqe(&h->ring, head, cqe) {
+		if (found || h->ms_fd != h->port_fd)
+			break;
+		if (io_uring_cqe_get_data64(cqe) != TAG_MULTISHOT)
+			continue;
+		r = ms_records(h, cqe, &n);
+		for (i = 0; r && i < n && !found; i++)
+			found = completed(&r[i], user_data);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return found;
 }
 
 /* ----------------------------------------------------------------- ops */
@@ -366,7 +440,9 @@ static int pri_serve(struct gpuar_uring_host *h, u64 deadline)
 		return 0;
 	if (n < 0)
 		return n;
+	pthread_mutex_lock(&h->lock);
 	stash_add(h, rec, (u32)n);
+	pthread_mutex_unlock(&h->lock);
 	return n;
 }
 
@@ -489,7 +565,9 @@ static bool ms_arm(struct gpuar_uring_host *h, int fd)
 	if (submit(h, sqe) < 0)
 		return false;
 	h->ms_armed = true;
+	pthread_mutex_lock(&h->lock);	/* host_holds() reads it */
 	h->ms_fd = fd;
+	pthread_mutex_unlock(&h->lock);
 	return true;
 }
 
@@ -543,7 +621,9 @@ static int read_oneshot(struct gpuar_uring_host *h, int fd,
 		h->st.reads++;
 		if (why == -EINPROGRESS && n <= stash_room(h)) {
 			/* After the records EPOLLPRI brought, in order. */
+			pthread_mutex_lock(&h->lock);
 			stash_add(h, h->rd_buf, n);
+			pthread_mutex_unlock(&h->lock);
 			return (int)unstash(h, records, max);
 		}
 		memcpy(records, h->rd_buf, n * sizeof(*records));
@@ -695,6 +775,8 @@ GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 		return -EINVAL;
 	if (gpuar_forked_since(h->fork_gen))
 		return -EPERM;
+	if (h->port_closed)
+		return -EBADF;
 	if (!h->port)
 		return -EINVAL;
 	fd = h->port_fd;
@@ -711,6 +793,121 @@ GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 	return reap_polled(h, records, max, deadline);
 }
 
+/* ---------------------------------------------------- the port's binding */
+
+static struct host_port *hp_of(struct gpuar_port *port)
+{
+	return (struct host_port *)(uintptr_t)port->ops;
+}
+
+/*
+ * The port's cancel: a wait whose record a host holds (read out of the
+ * port's queue by the multishot read or at an EPOLLPRI) has completed and
+ * its record is queued, so -EALREADY, as gpuar_cancel() promises.
+ */
+static int hp_cancel(struct gpuar_port *port, u64 user_data)
+{
+	struct host_port *hp = hp_of(port);
+	struct gpuar_uring_host *h;
+	int ret = hp->engine->cancel(port, user_data);
+
+	if (ret != -ENOENT)
+		return ret;
+	pthread_mutex_lock(&hp->lock);
+	for (h = hp->hosts; h && ret == -ENOENT; h = h->next)
+		if (host_holds(h, user_data))
+			ret = -EALREADY;
+	pthread_mutex_unlock(&hp->lock);
+	return ret;
+}
+
+/*
+ * The port closes before its hosts: each one's operations on the port end
+ * (none keeps its file, and with it the module's port, alive), its
+ * records go with the port, and its later reaps answer -EBADF.
+ */
+static void host_detach(struct gpuar_uring_host *h)
+{
+	bool ended = ops_end(h, h->port_fd) == 0;
+
+	if (ended && h->ms_fd == h->port_fd) {
+		pthread_mutex_lock(&h->lock);
+		h->stash_len = 0;
+		recycle(h);
+		pthread_mutex_unlock(&h->lock);
+		h->ms_fd = -1;
+	}
+	h->port = NULL;
+	h->port_fd = -1;
+	h->port_closed = true;
+	h->hp = NULL;
+}
+
+static void hp_close(struct gpuar_port *port)
+{
+	struct host_port *hp = hp_of(port);
+	struct gpuar_uring_host *h;
+
+	/* In a forked child the hosts and their rings are the parent's. */
+	if (!port_forked(port)) {
+		pthread_mutex_lock(&hp->lock);
+		for (h = hp->hosts; h; h = h->next)
+			host_detach(h);
+		hp->hosts = NULL;
+		pthread_mutex_unlock(&hp->lock);
+		pthread_mutex_destroy(&hp->lock);
+	}
+	port->ops = hp->engine;
+	hp->engine->close(port);
+	free(hp);
+}
+
+static int port_bind(struct gpuar_uring_host *h, struct gpuar_port *port)
+{
+	struct host_port *hp;
+
+	pthread_mutex_lock(&bind_lock);
+	if (port->ops->close == hp_close) {
+		hp = hp_of(port);
+	} else {
+		hp = calloc(1, sizeof(*hp));
+		if (!hp) {
+			pthread_mutex_unlock(&bind_lock);
+			return -ENOMEM;
+		}
+		hp->ops = *port->ops;
+		hp->ops.cancel = hp_cancel;
+		hp->ops.close = hp_close;
+		hp->engine = port->ops;
+		pthread_mutex_init(&hp->lock, NULL);
+		__atomic_store_n(&port->ops, &hp->ops, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_lock(&hp->lock);
+	h->next = hp->hosts;
+	hp->hosts = h;
+	pthread_mutex_unlock(&hp->lock);
+	pthread_mutex_unlock(&bind_lock);
+	h->hp = hp;
+	return 0;
+}
+
+static void port_unbind(struct gpuar_uring_host *h)
+{
+	struct gpuar_uring_host **pp;
+
+	if (!h->hp)
+		return;
+	pthread_mutex_lock(&h->hp->lock);
+	for (pp = &h->hp->hosts; *pp; pp = &(*pp)->next) {
+		if (*pp == h) {
+			*pp = h->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&h->hp->lock);
+	h->hp = NULL;
+}
+
 /* ------------------------------------------------------------- the host */
 
 GPUAR_EXPORT int gpuar_uring_host_new(struct gpuar_uring_host **out,
@@ -722,6 +919,9 @@ GPUAR_EXPORT int gpuar_uring_host_new(struct gpuar_uring_host **out,
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
+	/* A port opened before a fork is the parent's (lib/process.c). */
+	if (port && port_forked(port))
+		return -EPERM;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -734,11 +934,17 @@ GPUAR_EXPORT int gpuar_uring_host_new(struct gpuar_uring_host **out,
 		free(h);
 		return ret;
 	}
+	pthread_mutex_init(&h->lock, NULL);
 	h->port = port;
 	h->port_fd = port ? port->fd : -1;
 	h->ms_fd = -1;
 	h->fork_gen = gpuar_fork_generation();
 	ms_setup(h);
+	ret = port ? port_bind(h, port) : 0;
+	if (ret < 0) {
+		gpuar_uring_host_free(h);
+		return ret;
+	}
 	*out = h;
 	return 0;
 }
@@ -758,9 +964,11 @@ GPUAR_EXPORT void gpuar_uring_host_free(struct gpuar_uring_host *h)
 		return;
 	/* A forked child's ring and binding are its parent's: nothing to end. */
 	if (!gpuar_forked_since(h->fork_gen)) {
+		port_unbind(h);
 		ended = ops_end(h, -1) == 0;
 		if (ended && h->br)
 			io_uring_unregister_buf_ring(&h->ring, MS_BGID);
+		pthread_mutex_destroy(&h->lock);
 	}
 	io_uring_queue_exit(&h->ring);
 	if (ended) {

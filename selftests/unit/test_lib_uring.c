@@ -736,6 +736,195 @@ START_TEST(imminent_records_stay_for_the_ports_reader)
 }
 END_TEST
 
+/* The host hands out @user_data's record: a cancel finds it no more. */
+static void hand_out(struct gpuar_uring_host *h, struct gpuar_port *p,
+		     uint64_t user_data)
+{
+	struct gpuar_record in;
+
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &in, 1, 2000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, user_data);
+	ck_assert_int_eq(gpuar_cancel(p, user_data), -ENOENT);
+}
+
+static void *cancel_in_thread(void *arg)
+{
+	return (void *)(intptr_t)gpuar_cancel(arg, 3);
+}
+
+/*
+ * L3-6 (a): records the multishot read moved out of the module's queue,
+ * into the host's stash or still in its completion queue, answer a cancel
+ * with -EALREADY (the record is queued, the cancel lost the race), from any
+ * thread; a cancellation's record does not, nor one already handed out.
+ */
+START_TEST(cancel_sees_the_records_the_host_holds)
+{
+	struct gpuar_uring_host *h;
+	struct gpuar_record in;
+	struct gpuar_port *p;
+	pthread_t th;
+	void *ret;
+	int a[2];
+
+	ck_assert_int_eq(pipe(a), 0);
+	p = fake_port(a[0], false);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	put_record(a[1], 1, GPUAR_OUTCOME_EXACT);
+	put_record(a[1], 2, GPUAR_OUTCOME_EXACT);
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 1);
+	ck_assert_int_eq(gpuar_cancel(p, 2), -EALREADY);
+	/* Read by the armed multishot read at the write, not yet handled. */
+	put_record(a[1], 3, GPUAR_OUTCOME_EXACT);
+	ck_assert_int_eq(gpuar_cancel(p, 3), -EALREADY);
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_in_thread, p), 0);
+	ck_assert_int_eq(pthread_join(th, &ret), 0);
+	ck_assert_int_eq((int)(intptr_t)ret, -EALREADY);
+	put_record(a[1], 4, GPUAR_OUTCOME_CANCELLED);
+	ck_assert_int_eq(gpuar_cancel(p, 4), -ENOENT);
+	ck_assert_int_eq(gpuar_cancel(p, 9), -ENOENT);
+	hand_out(h, p, 2);
+	gpuar_uring_host_free(h);
+	gpuar_port_close(p);
+	close(a[1]);
+}
+END_TEST
+
+/*
+ * The same on the suite's engine: a completed wait whose record the host
+ * has not handed out yet is not cancelled (-EALREADY), wherever the host
+ * keeps it (the module's queue, or the multishot read's buffers, 6.7+).
+ */
+START_TEST(cancel_of_a_record_not_handed_out_is_ealready)
+{
+	struct gpuar_word_wait w[2];
+	struct gpuar_uring_host *h;
+	struct gpuar_port *p = test_port();
+	struct gpuar_record rec;
+	struct gpuar_line *l;
+	int i;
+
+	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 2; i++) {
+		w[i].user_data = 31 + (uint64_t)i;
+		w[i].target = 1;
+		w[i].slot = (uint32_t)i;
+		w[i].line = gpuar_line_id(l);
+		ck_assert_int_eq(gpuar_plan_from_text("poll", &w[i].plan, NULL), 0);
+		gpuar_line_words(l)[i] = 1;
+	}
+	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 2, NULL), 2);
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 2000 * MS), 1);
+	ck_assert_uint_eq(rec.user_data, 31);
+	ck_assert_int_eq(gpuar_cancel(p, 32), -EALREADY);
+	hand_out(h, p, 32);
+	gpuar_uring_host_free(h);
+	gpuar_port_close(p);
+}
+END_TEST
+
+/*
+ * L3-6 (b): the port closed before its host. The close ends the host's
+ * operations on it (nothing holds the port's file: a pipe's read end,
+ * here, so a write then fails with EPIPE), the host's reaps answer -EBADF,
+ * other fds still read, and the host frees cleanly.
+ */
+START_TEST(port_closed_before_its_host_ends_the_hosts_ops)
+{
+	struct gpuar_uring_host *h;
+	struct gpuar_record in;
+	struct gpuar_port *p;
+	int a[2], b[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(a), 0);
+	ck_assert_int_eq(pipe(b), 0);
+	p = fake_port(a[0], true);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	/* EPOLLPRI poll, and the multishot read or the POLLIN poll, on a[0]. */
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &in, 1, 0), -ETIME);
+	gpuar_port_close(p);
+	ck_assert_int_eq(write(a[1], &in, sizeof(in)), -1);
+	ck_assert_int_eq(errno, EPIPE);
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &in, 1, 0), -EBADF);
+	put_record(b[1], 8, GPUAR_OUTCOME_EXACT);
+	ck_assert_int_eq(gpuar_uring_host_read_fd(h, b[0], &in, 1, 1000 * MS), 1);
+	ck_assert_uint_eq(in.user_data, 8);
+	gpuar_uring_host_free(h);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+END_TEST
+
+/* The same on the suite's engine: a clear error, not a use of a freed port. */
+START_TEST(port_closed_before_its_host_is_ebadf)
+{
+	struct gpuar_uring_host *h;
+	struct gpuar_port *p = test_port();
+	struct gpuar_record rec;
+
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 0), -ETIME);
+	gpuar_port_close(p);
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &rec, 1, 0), -EBADF);
+	gpuar_uring_host_free(h);
+}
+END_TEST
+
+/*
+ * L3-6 (c): a forked child that keeps its copy of the host's ring (and has
+ * dropped its copy of the port, as gpuar_port_close() does in a child)
+ * keeps none of the host's polls on the port once the parent freed the
+ * host: the parent's close releases the port's file. The child cannot make
+ * a host of its parent's port.
+ */
+START_TEST(a_child_keeps_no_poll_on_the_port)
+{
+	struct gpuar_uring_host *h, *h2;
+	struct gpuar_record in;
+	struct gpuar_port *p;
+	int a[2], ready[2], gate[2], status;
+	char c;
+	pid_t pid;
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(a), 0);
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(gate), 0);
+	p = fake_port(a[0], true);
+	ck_assert_int_eq(gpuar_uring_host_new(&h, p), 0);
+	ck_assert_int_eq(gpuar_uring_host_reap(h, &in, 1, 0), -ETIME);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int ok = gpuar_uring_host_new(&h2, p) == -EPERM;
+
+		gpuar_port_close(p);
+		close(a[1]);
+		close(gate[1]);
+		ok &= write(ready[1], "r", 1) == 1;
+		ok &= read(gate[0], &c, 1) == 0;	/* until the parent is done */
+		_exit(ok ? 0 : 1);
+	}
+	close(gate[0]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	gpuar_uring_host_free(h);
+	gpuar_port_close(p);
+	ck_assert_int_eq(write(a[1], &in, sizeof(in)), -1);
+	ck_assert_int_eq(errno, EPIPE);
+	close(gate[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(a[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lib_uring");
@@ -746,6 +935,8 @@ int main(void)
 	const char *no_ms = no_uring;
 	const char *no_oob = no_uring ? no_uring : have_unix_oob() ? NULL :
 		"no out-of-band data on AF_UNIX here (Linux 5.15, CONFIG_AF_UNIX_OOB)";
+	const char *no_ms_here = no_uring ? no_uring : kernel_has_multishot_read() ? NULL :
+		"this kernel has no IORING_OP_READ_MULTISHOT (6.7+)";
 
 	if (!no_ms && !kernel_engine())
 		no_ms = "the multishot read is the kernel engine's (GPUAR_TEST_ENGINE=kernel)";
@@ -766,6 +957,13 @@ int main(void)
 	unit_add_or_skip(t, &skips, kernel_port_uses_one_multishot_read, no_ms);
 	unit_add_or_skip(t, &skips, failing_serve_leaves_no_read_behind, no_oob);
 	unit_add_or_skip(t, &skips, imminent_records_stay_for_the_ports_reader, no_oob);
+	unit_add_or_skip(t, &skips, cancel_sees_the_records_the_host_holds, no_ms_here);
+	unit_add_or_skip(t, &skips, cancel_of_a_record_not_handed_out_is_ealready,
+			 no_uring);
+	unit_add_or_skip(t, &skips, port_closed_before_its_host_ends_the_hosts_ops,
+			 no_uring);
+	unit_add_or_skip(t, &skips, port_closed_before_its_host_is_ebadf, no_uring);
+	unit_add_or_skip(t, &skips, a_child_keeps_no_poll_on_the_port, no_uring);
 	suite_add_tcase(s, t);
 	return unit_run_tap(s, &skips);
 }
