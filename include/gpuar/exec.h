@@ -224,7 +224,21 @@ struct gpuar_exec *gpuar_task_exec(const struct gpuar_task *task);
  * poll + read(2). User engine: IORING_OP_POLL_ADD on the port fd, then
  * gpuar_reap. Each refused op falls back to the next way and is counted
  * in the stats (fallbacks). The host keeps records a multishot read
- * delivered beyond @max for the next call, in order.
+ * delivered beyond @max for the next call, in order. No operation on the
+ * caller's buffer outlives a call: a one-shot read fills the host's own
+ * buffer (at most 64 records a call) and is cancelled, and its end waited
+ * for, before the call returns.
+ *
+ * Records the host holds have left the port's queue: while a host exists,
+ * gpuar_cancel() on its port also finds them (-EALREADY), from any thread.
+ * Free the host before its port. A port closed first ends the host's
+ * operations on it (none keeps the port's file, nor the module's port,
+ * alive), drops the records it held, and the host's reaps then answer
+ * -EBADF; the host still reads other fds and must still be freed. Close
+ * the port only while no call on its host runs. In a forked child a host
+ * made before the fork answers -EPERM, and no host can be made of a port
+ * opened before it (-EPERM); the parent's free (or port close) ends the
+ * host's operations even while the child holds its copy of the ring.
  */
 struct gpuar_port;
 struct gpuar_uring_host;
@@ -244,14 +258,18 @@ struct gpuar_uring_host_stats {
 	uint64_t reserved[6];	/* later counters; zero until then */
 };
 
-/* Errors: -ENOMEM, io_uring_queue_init errors. Not thread-safe. */
+/*
+ * Errors: -ENOMEM, -EPERM (a port opened before a fork, in the child),
+ * io_uring_queue_init errors. Not thread-safe.
+ */
 int gpuar_uring_host_new(struct gpuar_uring_host **host,
 			 struct gpuar_port *port);
 void gpuar_uring_host_free(struct gpuar_uring_host *host);
 
 /*
  * Wait (at most @timeout_ns; < 0 forever) for records and copy up to @max
- * into @records. Returns the count, -ETIME, or a negative errno.
+ * into @records. Returns the count, -ETIME, -EBADF (the port was closed
+ * before the host), -EPERM (in a forked child), or a negative errno.
  */
 int gpuar_uring_host_reap(struct gpuar_uring_host *host,
 			  struct gpuar_record *records, uint32_t max,
