@@ -196,13 +196,12 @@ unsigned int gpuar_uid_budget_take(struct gpuar_uid_limit *u, u64 now,
 }
 
 /*
- * A port whose firing was paid by a reservation (the budget was spent
- * when it reserved) and wants no more now: if the budget is still spent
- * at @now, reserve its next firing's check at once (true, *@next_ns when
- * it is earned), so that firing, too, is paid. Otherwise the port would
- * come back at its next wait's due time to find the budget spent, fire
- * for nothing and reserve only then: two firings per check, which made
- * a user's firings per second twice the budget (the checks held).
+ * A port whose firing got fewer checks than it wanted: if the budget is
+ * spent at @now, reserve its next firing's check at once (true, *@next_ns
+ * when it is earned), so that firing, too, is paid. Otherwise the port
+ * would come back at its next wait's due time to find the budget spent,
+ * fire for nothing and reserve only then: two firings per check, which
+ * made a user's firings per second twice the budget (the checks held).
  */
 bool gpuar_uid_budget_hold(struct gpuar_uid_limit *u, u64 now, u64 *next_ns)
 {

@@ -630,10 +630,11 @@ static void gpuar_word_visit_locked(struct gpuar_port *port,
 
 /*
  * Pay for a firing at @now that has @want due waits to look at: a check
- * reserved at an earlier firing first, then the user's budget. Returns
- * the looks paid for; *@next_ns is when the budget earns the next one.
- * 0: the budget is spent, and a look is reserved for *@next_ns (a port
- * woken sooner by a submit or a reader waits for that).
+ * reserved at an earlier firing first, then the user's budget, which also
+ * pays, or reserves, the port's next firing's check (port->prepaid_ns).
+ * Returns the looks paid for; *@next_ns is when the budget earns the
+ * next one. 0: the budget is spent, and a look is reserved for *@next_ns
+ * (no timer of the port is armed before it).
  */
 static unsigned int gpuar_word_pay_locked(struct gpuar_port *port, u64 now,
 					  unsigned int want, u64 *next_ns)
@@ -648,18 +649,29 @@ static unsigned int gpuar_word_pay_locked(struct gpuar_port *port, u64 now,
 		port->prepaid_ns = 0;
 		got = 1;
 	}
-	*next_ns = now;
-	if (got == want) {
-		/* Paid by a reservation: reserve the next, if still spent. */
-		if (gpuar_uid_budget_hold(port->uid_limit, now, next_ns))
-			port->prepaid_ns = *next_ns;
+	/*
+	 * One check more than this firing needs: the port's next firing's,
+	 * kept as its reservation. Without it a port paid now came back at
+	 * its next wait's due time to find the budget spent by others, fired
+	 * for nothing and reserved only then, and a user's firings ran a
+	 * fifth to twice over its checks.
+	 */
+	more = gpuar_uid_budget_take(port->uid_limit, now, want - got + 1,
+				     next_ns);
+	if (!more) {
+		/* Spent: one reserved, for this port's next firing. */
+		port->prepaid_ns = *next_ns;
 		return got;
 	}
-	more = gpuar_uid_budget_take(port->uid_limit, now, want - got,
-				     next_ns);
-	if (!more)
+	if (more > want - got) {
+		port->prepaid_ns = now;
+		return want;
+	}
+	got += more;
+	/* Fewer than it wanted: the budget is spent; reserve the next. */
+	if (gpuar_uid_budget_hold(port->uid_limit, now, next_ns))
 		port->prepaid_ns = *next_ns;
-	return got + more;
+	return got;
 }
 
 /*
