@@ -90,14 +90,24 @@ static bool fq_run(struct fq_stream *s, const struct fq_op *op)
 		fq_sleep_ns(op->ns);
 		break;
 	case FQ_WRITE:
+		/*
+		 * The store is the op's last touch of host memory, so it is
+		 * done and the op stops counting as touching (current) in one
+		 * hold of the lock: a host that sees the value and unregisters
+		 * the page is safe, as on a device, and fq_streams_touching
+		 * never counts a write whose store it could already see (a
+		 * vCPU switch between the two made free_line_waits_for_
+		 * pending_work fail under single-threaded TCG).
+		 */
 		pthread_mutex_lock(&s->lock);
 		if (s->drop_writes) {
 			s->drop_writes--;
 			pthread_mutex_unlock(&s->lock);
 			break;
 		}
-		pthread_mutex_unlock(&s->lock);
 		__atomic_store_n(op->word, op->value, __ATOMIC_RELEASE);
+		s->current = NULL;
+		pthread_mutex_unlock(&s->lock);
 		break;
 	case FQ_WAIT_WRAPPING:
 	case FQ_WAIT_PLAIN:
