@@ -93,7 +93,7 @@
 #include "testfence_fixture.h"
 
 __thread uint64_t rng_state;
-static uint64_t device_rng_state;
+static uint64_t device_rng_state, seed, max_calls = 100000;
 __u64 *mem;
 long page;
 int fences[FENCES];
@@ -161,6 +161,7 @@ static void op_create(int p)
 	pthread_rwlock_wrlock(&kp->use);
 	if (kp->fd < 0) {
 		port_opened(p, fd, flags);
+		line_event(p, 'O', 0, fd);
 		fd = -1;
 	}
 	pthread_rwlock_unlock(&kp->use);
@@ -185,6 +186,7 @@ static void op_close(int p)
 		close(kp->fd);
 		kp->fd = -1;
 		port_closed(p);
+		line_event(p, 'C', 0, 0);
 	}
 	pthread_rwlock_unlock(&kp->use);
 	call_done();
@@ -239,11 +241,15 @@ static void op_remap(void)
 	int p;
 
 	call_done();
-	for (p = 0; p < PORTS; p++)
-		lines_begin(p);
+	for (p = 0; p < PORTS; p++) {
+		lines_lock(p);
+		lines_begin(p, 0, NULL);
+	}
 	if (k == IMM_PAGE)
 		imm_begin();
 	page_dropped(k);
+	for (p = 0; p < PORTS; p++)
+		line_event(p, 'M', k, 0);
 	if (chance(50))
 		madvise(at, page, MADV_DONTNEED);
 	else if (mmap(at, page, PROT_READ | PROT_WRITE,
@@ -252,8 +258,10 @@ static void op_remap(void)
 		finding("remap", -1, errno);
 	if (k == IMM_PAGE)
 		imm_end();
-	for (p = 0; p < PORTS; p++)
-		lines_end(p);
+	for (p = 0; p < PORTS; p++) {
+		lines_end(p, 0);
+		lines_unlock(p);
+	}
 }
 
 /* New fences, the old ones signalled (some with an error). */
@@ -341,7 +349,7 @@ static const struct mix_op racer_ops[OPS] = {
 	[OP_WAIT_READY] = { "wait_ready", 8 },
 	[OP_READ_BLOCK] = { "read_block", 4 },
 	[OP_REGISTER_RO] = { "register_ro", 0 },
-	[OP_UNREG_HINT] = { "unreg_hint", 12 },
+	[OP_UNREG_HINT] = { "unreg_hint", 10 },
 	[OP_URING] = { "uring", 6 },
 	[OP_DUP] = { "dup", 3 },
 };
@@ -483,8 +491,16 @@ static struct kctx ctxs[RACERS_MAX + 1];	/* by thread number */
 
 static enum op one_call(struct kctx *c, const struct mix *m, __u64 now)
 {
+	uint64_t key = seed ^ (uint64_t)c->tid << 56 ^
+		       c->draws++ * 0xd1342543de82ef95ULL;
 	enum op op;
 
+	/*
+	 * Each call draws from its own generator (the seed, the thread,
+	 * the call's number): how many draws one call made, which its
+	 * answers decide, never moves the next call's.
+	 */
+	rng_state = splitmix(&key);
 	__atomic_store_n(&c->since, now, __ATOMIC_RELAXED);
 	op = draw_call(c, m);
 	__atomic_store_n(&c->op, OPS, __ATOMIC_RELAXED);
@@ -523,7 +539,6 @@ static void *watchdog_run(void *arg)
 	return NULL;
 }
 
-static uint64_t max_calls = 100000, seed;
 
 /* Thread @tid's context: its generator, ring and timer. */
 static struct kctx *kctx_init(int tid)
@@ -532,8 +547,8 @@ static struct kctx *kctx_init(int tid)
 
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
+	kfuzz_tid = tid;
 	c->op = OPS;
-	rng_state = seed + 0x632be59bd9b4e019ULL * (uint64_t)tid;
 	c->ring_ok = !io_uring_queue_init(8, &c->ring, 0);
 	alarm_setup(c);
 	c->idle_fd = t_port_open(GPUAR_PORT_CLOEXEC |

@@ -38,10 +38,11 @@
 /* ---------------------------------------------------------- randomness */
 
 /*
- * Each thread draws from its own generator, seeded from the run's seed
- * and the thread's number: the device thread's and every caller's
- * sequence replays from the seed; what the threads' calls meet in the
- * kernel depends on how the scheduler interleaves them.
+ * Each call draws from its own generator, seeded from the run's seed, the
+ * thread's number and the call's number in that thread, and the device
+ * thread from one of its own: every thread's calls replay from the seed,
+ * whatever the kernel answered to the calls before; what they meet in the
+ * kernel depends on how the scheduler interleaves the threads.
  */
 extern __thread uint64_t rng_state;
 uint64_t splitmix(uint64_t *state);
@@ -83,6 +84,15 @@ struct kport {
 	 */
 	uint64_t line_seq;
 	unsigned int line_busy;
+	/*
+	 * Held across a call that changes the lines kfuzz knows and its
+	 * bookkeeping of the answer, so the bookkeeping follows the
+	 * kernel's order (an unregister answered between a register's
+	 * answer and its bookkeeping would leave a line kfuzz thinks is
+	 * there). Not by the read-only register, which changes none and
+	 * must race the unregisters.
+	 */
+	pthread_mutex_t line_lock;
 	__u32 race_hint;	/* the id a faulting register will likely get */
 };
 
@@ -107,6 +117,7 @@ struct kctx {
 	struct {			/* one io_uring read in flight */
 		bool on;
 		int fd;			/* a dup of the port's, the read's own */
+		int cancel_res;		/* what the last cancel of it answered */
 		uint32_t inc;
 		size_t len;
 		struct gpuar_record buf[16];
@@ -114,6 +125,7 @@ struct kctx {
 	timer_t alarm;
 	bool alarm_ok;
 	int idle_fd;			/* a port of its own that never has waits */
+	uint64_t draws;			/* calls drawn so far */
 	/* The call it is in (OPS: none) and since when, for the watchdog. */
 	unsigned int op;
 	__u64 since;
@@ -142,7 +154,7 @@ struct line_snap {
 void words_reserve(const struct pslot *s, struct gpuar_word_wait *w, int n,
 		   struct line_snap *snap);
 void words_settle(const struct pslot *s, const struct gpuar_word_wait *w,
-		  int n, int ret, const struct line_snap *snap);
+		  int n, int ret, __u32 idx, const struct line_snap *snap);
 void fences_reserve(const struct pslot *s, struct gpuar_fence_wait *f, int n);
 void fences_settle(const struct pslot *s, const struct gpuar_fence_wait *f,
 		   int n, int ret);
@@ -152,10 +164,15 @@ void port_opened(int p, int fd, __u32 flags);
 __u64 recent_id(void);
 
 /* Lines: each change between lines_begin and lines_end. */
-void lines_begin(int p);
-void lines_end(int p);
+bool lines_begin(int p, __u32 id, uint64_t *seq);
+bool lines_end(int p, uint64_t seq);
+void lines_lock(int p);
+void lines_unlock(int p);
 void line_registered(int p, __u32 id, __u64 addr);
 bool line_unregistered(int p, __u32 id);
+extern __thread int kfuzz_tid;
+void line_event(int p, char what, __u32 id, int ret);
+void line_vanished(int p, int fd, __u32 id, const char *what);
 void page_dropped(unsigned int k);
 bool pick_line(int p, int page_want, __u32 *id, __u64 *addr);
 __u32 next_line_id(int p);

@@ -124,7 +124,7 @@ void op_imm_submit(const struct pslot *s)
 			     (int)below(IMM_BATCH_MAX - CLAIM_CHUNK) :
 			     1 + (int)below(8);
 	struct gpuar_plan pl = plan_predict(1 + below(4));
-	__u32 line, slot = below(GPUAR_LINE_SLOTS);
+	__u32 line, slot = below(GPUAR_LINE_SLOTS), idx;
 	struct line_snap snap;
 	__u64 addr, point = IMM_POINT + below(2);
 	int i, ret;
@@ -144,10 +144,10 @@ void op_imm_submit(const struct pslot *s)
 		w[i] = word_wait(line, sl, word + 1 + below(3), point, 0, pl);
 	}
 	words_reserve(s, w, n, &snap);
-	ret = submit_words(s->fd, w, n, NULL);
+	ret = submit_words(s->fd, w, n, &idx);
 	expect_errno("SUBMIT_WORD(imminent)", ret, (const int[]){ EFAULT,
 		     ENOENT, ENOSPC, ENOMEM, EINVAL, 0 });
-	words_settle(s, w, n, ret, &snap);
+	words_settle(s, w, n, ret, idx, &snap);
 }
 
 /* Store @target into @word unless it is there already (wrapping order). */
@@ -182,7 +182,8 @@ void op_imm_store(void)
 
 /*
  * Each thread's claim buffer: CLAIM_BUF bytes, then a read-only page,
- * then a hole.
+ * then a page that cannot be touched (PROT_NONE: an unmapped page would
+ * soon hold another thread's mapping, a ring or a buffer).
  */
 static char *claim_buf(void)
 {
@@ -196,7 +197,7 @@ static char *claim_buf(void)
 	if (m == MAP_FAILED)
 		return NULL;
 	mprotect(m + CLAIM_BUF, page, PROT_READ);
-	munmap(m + CLAIM_BUF + page, page);
+	mprotect(m + CLAIM_BUF + page, page, PROT_NONE);
 	buf = m;
 	return buf;
 }

@@ -88,28 +88,48 @@ void op_register(const struct pslot *s)
 				below((uint32_t)(LINE_PAGES * page / 64)));
 		break;
 	}
-	lines_begin(s->p);
+	lines_lock(s->p);
+	lines_begin(s->p, 0, NULL);
 	ret = line_register(s->fd, (void *)(uintptr_t)addr, &id);
 	expect_errno("LINE_REGISTER", ret, reg_ok);
+	line_event(s->p, 'R', ret ? 0 : id, ret ? -errno :
+		   (int)((addr - (__u64)(uintptr_t)mem) / (__u64)page));
 	if (!ret)
 		line_registered(s->p, id, addr);
-	lines_end(s->p);
+	lines_end(s->p, 0);
+	lines_unlock(s->p);
 }
 
+/*
+ * Unregister one of the port's lines, or any id. A line kfuzz registered
+ * is there until unregistered (or the port closes), dead or alive: with
+ * no other call changing the lines meanwhile, ENOENT for it is a finding.
+ */
 void op_unregister(const struct pslot *s)
 {
-	__u32 id;
+	bool known = chance(90), alone;
+	uint64_t seq;
 	__u64 addr;
-	int ret;
+	__u32 id;
+	int ret, err;
 
-	if (!chance(90) || !pick_line(s->p, -1, &id, &addr))
+	lines_lock(s->p);
+	if (!known || !pick_line(s->p, -1, &id, &addr)) {
+		known = false;
 		id = below(100);
-	lines_begin(s->p);
+	}
+	alone = lines_begin(s->p, known ? id : 0, &seq);
 	ret = line_unregister(s->fd, id);
+	err = errno;
+	line_event(s->p, 'U', id, ret ? -err : 0);
 	expect_errno("LINE_UNREGISTER", ret, unreg_ok);
 	if (!ret)
 		line_unregistered(s->p, id);
-	lines_end(s->p);
+	alone = lines_end(s->p, seq) && alone;
+	lines_unlock(s->p);
+	if (ret && err == ENOENT && known && alone)
+		line_vanished(s->p, s->fd, id,
+			      "a line kfuzz registered is gone (LINE_UNREGISTER ENOENT)");
 }
 
 void op_submit_words(const struct pslot *s)
@@ -142,7 +162,7 @@ void op_submit_words(const struct pslot *s)
 	else
 		ret = submit_words(s->fd, w, n, &idx);
 	expect_errno("SUBMIT_WORD", ret, word_ok);
-	words_settle(s, w, n, ret, &snap);
+	words_settle(s, w, n, ret, idx, &snap);
 	if (ret >= 0 && ret != n)
 		finding("SUBMIT_WORD count", ret, 0);
 }
@@ -207,7 +227,8 @@ void op_read(const struct pslot *s)
 
 		if (m == MAP_FAILED)
 			return;
-		munmap(m + page, page);
+		/* Not unmapped: the hole would soon hold another mapping. */
+		mprotect(m + page, page, PROT_NONE);
 		hole_buf = (void *)(m + page - 2 * sizeof(*hole_buf));
 	}
 	if (chance(10)) {

@@ -77,6 +77,7 @@ void oracle_init(void)
 	for (p = 0; p < PORTS; p++) {
 		ports[p].fd = -1;
 		ports[p].inc = (uint32_t)p;
+		pthread_mutex_init(&ports[p].line_lock, NULL);
 		memset(ports[p].page_of, -1, sizeof(ports[p].page_of));
 	}
 }
@@ -191,6 +192,86 @@ static bool port_live(uint32_t inc)
 	return ports[inc % PORTS].inc == inc;
 }
 
+/*
+ * The last line events of each port slot, printed with a finding about
+ * lines: call, thread, incarnation, what (R register, r read-only
+ * register, U unregister, u racer's unregister, M page remapped, O port
+ * opened, C closed), id (M: the page), answer (-errno; R: the page).
+ */
+#define EVENTS 128
+static struct line_event {
+	uint64_t call;
+	uint32_t inc, id;
+	int tid, ret;
+	char what;
+} events[PORTS][EVENTS];
+static unsigned int nevents[PORTS];
+__thread int kfuzz_tid;
+
+void line_event(int p, char what, __u32 id, int ret)
+{
+	struct line_event *e;
+
+	orc_lock();
+	e = &events[p][nevents[p]++ % EVENTS];
+	e->call = ncalls();
+	e->inc = ports[p].inc;
+	e->tid = kfuzz_tid;
+	e->what = what;
+	e->id = id;
+	e->ret = ret;
+	orc_unlock();
+}
+
+static void event_print(const struct line_event *e)
+{
+	printf("#   call %llu thread %d incarnation %u %c id %u -> %d\n",
+	       (unsigned long long)e->call, e->tid, e->inc, e->what, e->id,
+	       e->ret);
+}
+
+/* Line @id of port @p vanished: what kfuzz did to it, what fdinfo says. */
+void line_vanished(int p, int fd, __u32 id, const char *what)
+{
+	static int told;
+	unsigned int i, n;
+	char path[64], buf[512];
+	FILE *f;
+
+	if (__atomic_fetch_add(&told, 1, __ATOMIC_RELAXED) < 2) {
+		orc_lock();
+		n = nevents[p];
+		printf("# kfuzz: line %u of port %d (incarnation %u, %u lines known) vanished; its events:\n",
+		       id, p, ports[p].inc, ports[p].nlines);
+		printf("#   known:");
+		for (i = 0; i < ports[p].nlines; i++)
+			printf(" %u", ports[p].lines[i]);
+		printf("\n");
+		for (i = n > EVENTS ? n - EVENTS : 0; i < n; i++)
+			event_print(&events[p][i % EVENTS]);
+		orc_unlock();
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		f = fopen(path, "r");
+		while (f && fgets(buf, sizeof(buf), f))
+			if (!strncmp(buf, "lines:", 6) || !strncmp(buf, "port_id", 7))
+				printf("#   fdinfo %s", buf);
+		if (f)
+			fclose(f);
+	}
+	finding(what, id, ENOENT);
+}
+
+/* Did kfuzz register line @id on @kp (and not unregister it)? */
+static bool known_locked(const struct kport *kp, __u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < kp->nlines; i++)
+		if (kp->lines[i] == id)
+			return true;
+	return false;
+}
+
 void words_reserve(const struct pslot *s, struct gpuar_word_wait *w, int n,
 		   struct line_snap *snap)
 {
@@ -219,6 +300,35 @@ void words_reserve(const struct pslot *s, struct gpuar_word_wait *w, int n,
 		}
 	}
 	orc_unlock();
+}
+
+/* What the oracle knew of a dead line's record it did not expect. */
+static void dead_line_finding(__u64 id)
+{
+	static unsigned int told;
+	const struct wait_info *wi = &ids[id];
+	const struct kport *kp = &ports[wi->inc % PORTS];
+	uint32_t line = wi->line & 0xff, gen = wi->line >> 8;
+
+	if (++told <= 3)
+		printf("# kfuzz: wait %llu: port %u (incarnation %u), line %u registration %u at %#llx (mem %p); now registration %u in page %d, dead %#llx\n",
+		       (unsigned long long)id, wi->inc % PORTS, wi->inc, line,
+		       gen, (unsigned long long)wi->addr, (void *)mem,
+		       kp->gen[line], kp->page_of[line],
+		       (unsigned long long)kp->dead[line]);
+	if (told == 1) {
+		unsigned int i, n = nevents[wi->inc % PORTS];
+
+		for (i = n > EVENTS ? n - EVENTS : 0; i < n; i++) {
+			const struct line_event *e =
+				&events[wi->inc % PORTS][i % EVENTS];
+
+			if (e->id == line || e->what == 'M' ||
+			    e->what == 'C' || e->what == 'O')
+				event_print(e);
+		}
+	}
+	finding("dead line's record, its line alive", (long)id, 0);
 }
 
 /* May wait @id end with a dead line's record? Oracle lock held. */
@@ -255,8 +365,7 @@ static void settle_one(const struct pslot *s, __u64 id, bool committed)
 	if (wi->state == ID_EARLY) {
 		wi->state = ID_READ;
 		if ((wi->flags & WI_DEAD_EARLY) && !may_see_dead_line(id))
-			finding("dead line's record, its line alive", (long)id,
-				0);
+			dead_line_finding(id);
 		return;
 	}
 	wi->state = ID_COMMITTED;
@@ -264,17 +373,25 @@ static void settle_one(const struct pslot *s, __u64 id, bool committed)
 		ports[s->p].unread++;
 }
 
+/*
+ * A word batch on @s answered @ret (entries @w, index @idx when it
+ * failed). A line kfuzz registered, named by a batch during which no
+ * line changed, is there: ENOENT for it is a finding.
+ */
 void words_settle(const struct pslot *s, const struct gpuar_word_wait *w,
-		  int n, int ret, const struct line_snap *snap)
+		  int n, int ret, __u32 idx, const struct line_snap *snap)
 {
 	const struct kport *kp = &ports[s->p];
+	int err = errno;
 	__u64 after = mono_ns();
-	bool steady;
+	bool steady, bad;
 	int i;
 
 	orc_lock();
 	steady = snap->steady && kp->line_seq == snap->seq &&
 		 kp->inc == s->inc;
+	bad = ret < 0 && err == ENOENT && steady && idx < (__u32)n &&
+	      known_locked(kp, w[idx].line);
 	for (i = 0; ret == n && i < n; i++) {
 		struct wait_info *wi = &ids[w[i].user_data];
 		__u32 line = w[i].line;
@@ -296,6 +413,9 @@ void words_settle(const struct pslot *s, const struct gpuar_word_wait *w,
 	if (ret == n)
 		waits += (uint64_t)n;
 	orc_unlock();
+	if (bad)
+		line_vanished(s->p, s->fd, w[idx].line,
+			      "a line kfuzz registered is gone (SUBMIT_WORD ENOENT)");
 }
 
 void fences_reserve(const struct pslot *s, struct gpuar_fence_wait *f, int n)
@@ -356,8 +476,7 @@ void records_account(uint32_t inc, const struct gpuar_record *r, int n)
 		if (port_live(inc))
 			ports[inc % PORTS].unread--;
 		if (dead && !may_see_dead_line(id))
-			finding("dead line's record, its line alive", (long)id,
-				0);
+			dead_line_finding(id);
 	}
 	orc_unlock();
 }
@@ -372,13 +491,18 @@ uint64_t records_read(void)
 	return n;
 }
 
-/* Port @p's fd was closed: what was committed and unread is gone. */
+/*
+ * Port @p's fd was closed: what was committed and unread is gone, and the
+ * incarnation with it (a dup or an io_uring read that outlives the fd
+ * reads records of a port no longer followed: no line of it is known).
+ */
 void port_closed(int p)
 {
 	struct kport *kp = &ports[p];
 	int i;
 
 	orc_lock();
+	kp->inc += PORTS;
 	kp->unread = 0;
 	kp->nlines = 0;
 	for (i = 0; i < LINE_IDS; i++)
@@ -402,20 +526,50 @@ void port_opened(int p, int fd, __u32 flags)
 
 /* ---------------------------------------------------------------- lines */
 
-void lines_begin(int p)
+void lines_lock(int p)
 {
-	orc_lock();
-	ports[p].line_busy++;
-	ports[p].line_seq++;
-	orc_unlock();
+	pthread_mutex_lock(&ports[p].line_lock);
 }
 
-void lines_end(int p)
+void lines_unlock(int p)
 {
+	pthread_mutex_unlock(&ports[p].line_lock);
+}
+
+/*
+ * A call that may change port @p's lines begins. True when it is the only
+ * one, and line @id (0: none) is one kfuzz registered there; *@seq
+ * (if given) then says when, for lines_end().
+ */
+bool lines_begin(int p, __u32 id, uint64_t *seq)
+{
+	struct kport *kp = &ports[p];
+	bool alone;
+
 	orc_lock();
-	ports[p].line_busy--;
-	ports[p].line_seq++;
+	alone = !kp->line_busy++ && (!id || known_locked(kp, id));
+	kp->line_seq++;
+	if (seq)
+		*seq = kp->line_seq;
 	orc_unlock();
+	return alone;
+}
+
+/*
+ * The call ends. True when no other began or ended since its
+ * lines_begin() said *@seq: its answer is about the lines kfuzz knows.
+ */
+bool lines_end(int p, uint64_t seq)
+{
+	struct kport *kp = &ports[p];
+	bool alone;
+
+	orc_lock();
+	alone = kp->line_seq == seq;
+	kp->line_busy--;
+	kp->line_seq++;
+	orc_unlock();
+	return alone;
 }
 
 void line_registered(int p, __u32 id, __u64 addr)
