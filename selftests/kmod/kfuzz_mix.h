@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIX_OPS_MAX 16
+#define MIX_OPS_MAX 24
 #define MIX_THIN_MAX 5		/* thinned at most to 1/32 */
 
 struct mix_op {
@@ -212,17 +212,22 @@ static inline int mix_parse(struct mix *m, const char *text)
 	return 0;
 }
 
-/* Each operation's count, total and mean time, as TAP comments. */
+/*
+ * Each operation's count, total and mean time, as TAP comments (not those
+ * never drawn and never run).
+ */
 static inline void mix_print_profile(const struct mix *m, const char *who)
 {
 	unsigned int op;
 
 	for (op = 0; op < m->n; op++)
-		printf("# %s profile: %-13s %7llu ops %7llu ms %6llu us/op\n",
-		       who, m->ops[op].name, (unsigned long long)m->count[op],
-		       (unsigned long long)(m->ns[op] / 1000000),
-		       (unsigned long long)(m->count[op] ?
-				m->ns[op] / m->count[op] / 1000 : 0));
+		if (m->ops[op].weight || m->count[op])
+			printf("# %s profile: %-13s %7llu ops %7llu ms %6llu us/op\n",
+			       who, m->ops[op].name,
+			       (unsigned long long)m->count[op],
+			       (unsigned long long)(m->ns[op] / 1000000),
+			       (unsigned long long)(m->count[op] ?
+					m->ns[op] / m->count[op] / 1000 : 0));
 }
 
 #endif

@@ -105,7 +105,9 @@ static const struct dma_fence_ops tf_fence_ops = {
  * Signal every pending fence at or below @seqno with @error. Callbacks run
  * under the timeline lock and may drop what could be a fence's last
  * reference, whose release takes that lock: hold a reference on each fence
- * across its signal and drop them after unlocking.
+ * across its signal and drop them after unlocking. A fence whose last
+ * reference another thread has just dropped is still listed until its
+ * release takes the lock: it is skipped (no one can wait on it any more).
  */
 static void tf_timeline_signal(struct tf_timeline *tl, u64 seqno, int error)
 {
@@ -117,9 +119,9 @@ static void tf_timeline_signal(struct tf_timeline *tl, u64 seqno, int error)
 	if (seqno > tl->value)
 		tl->value = seqno;
 	list_for_each_entry_safe(f, next, &tl->pending, link) {
-		if (f->base.seqno > seqno)
+		if (f->base.seqno > seqno ||
+		    !kref_get_unless_zero(&f->base.refcount))
 			continue;
-		dma_fence_get(&f->base);
 		list_move_tail(&f->link, &signalled);
 		if (error)
 			dma_fence_set_error(&f->base, error);
