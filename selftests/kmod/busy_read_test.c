@@ -235,8 +235,17 @@ TEST_F(port, blocked_reader_gets_timeout)
 #define HOG_CPU 0
 #define OTHER_CPU 1
 
+/*
+ * The device waits for the hog's start blocked on a pipe, never spinning:
+ * under single-threaded TCG two busy vCPUs take turns only at QEMU's
+ * round-robin kick (every 100 ms), so a device that spun on start_ns saw
+ * it up to that late and stored long after the hog began (79 ms in one
+ * debug-kernel run); a blocked one idles its vCPU and the hog's write
+ * wakes it at once, there as on hardware.
+ */
 struct hog {
 	int go[2];		/* a pipe: one byte starts the hog */
+	int started[2];		/* a pipe: the hog's byte once it runs */
 	__u64 start_ns, end_ns;	/* set by the hog; 0 until then */
 };
 
@@ -250,6 +259,8 @@ static void *hog_run(void *arg)
 		return NULL;
 	start = mono_ns();
 	__atomic_store_n(&h->start_ns, start, __ATOMIC_RELEASE);
+	if (write(h->started[1], "s", 1) != 1)
+		return NULL;
 	do
 		now = mono_ns();
 	while (now - start < HOG_MS * 1000000ULL);
@@ -301,7 +312,7 @@ TEST_F_TIMEOUT(port, preempted_spinner_loses_its_wait_within_a_lease, 90)
 {
 	long long budget = t_param("busy_read_us");
 	struct gpuar_port_stats before, after;
-	struct hog h = { .go = { -1, -1 } };
+	struct hog h = { .go = { -1, -1 }, .started = { -1, -1 } };
 	pthread_t reader, hogger;
 	cpu_set_t self_cpu;
 	struct reader rd;
@@ -320,6 +331,7 @@ TEST_F_TIMEOUT(port, preempted_spinner_loses_its_wait_within_a_lease, 90)
 	CPU_SET(OTHER_CPU, &self_cpu);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(self_cpu), &self_cpu));
 	ASSERT_EQ(0, pipe(h.go));
+	ASSERT_EQ(0, pipe(h.started));
 	err = start_on_cpu(&hogger, HOG_CPU, true, hog_run, &h);
 	if (err == EPERM)
 		SKIP(return, "SCHED_FIFO refused: not privileged");
@@ -339,10 +351,11 @@ TEST_F_TIMEOUT(port, preempted_spinner_loses_its_wait_within_a_lease, 90)
 		spinning = !await_spin(self->port, before.busy_read_checks);
 	}
 	if (write(h.go[1], "g", 1) == 1) {
+		char c;
+
 		/* The device stores once the hog holds the reader's CPU. */
-		while (!__atomic_load_n(&h.start_ns, __ATOMIC_ACQUIRE))
-			sched_yield();
-		sleep_ms(2);
+		if (read(h.started[0], &c, 1) == 1)
+			sleep_ms(2);
 		stored = mono_ns();
 		word_store(self->lines, seq);
 		if (fd_readable(self->port, RECORD_TIMEOUT_MS) == 1)
@@ -353,6 +366,8 @@ TEST_F_TIMEOUT(port, preempted_spinner_loses_its_wait_within_a_lease, 90)
 	if (reader_started)
 		pthread_join(reader, NULL);
 	close(h.go[0]);
+	close(h.started[0]);
+	close(h.started[1]);
 	snprintf(max_budget, sizeof(max_budget), "%lld", budget);
 	ASSERT_EQ(0, t_param_write("busy_read_us", max_budget));
 

@@ -838,8 +838,12 @@ START_TEST(timed_reap_returns_at_its_deadline)
 	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 200 * MS), -ETIME);
 	took = gpuar_now_ns() - t0;
 	ck_assert_uint_ge(took, 200 * MS);
-	/* The check interval is 50 us; the rest is a loaded VM's scheduling. */
-	ck_assert_msg(took < 300 * MS, "returned after %llu ms",
+	/*
+	 * A reap that began its timeout again at each turn of the engine (its
+	 * fd turns readable every 50 us here) would never return; the bound
+	 * is only that, with room for a debug kernel under emulation.
+	 */
+	ck_assert_msg(took < 1000 * MS, "returned after %llu ms",
 		      (unsigned long long)(took / MS));
 	gpuar_port_close(p);
 }
