@@ -84,9 +84,20 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 	ck_assert_uint_ge(rec.complete_ns, stored);
 	/* The reaper's own check saw it (or its early post-sleep check ran). */
 	ck_assert_uint_gt(after.busy_read_checks, before.busy_read_checks);
-	/* It slept through most of the wait. */
-	ck_assert_msg(cpu < WORK_NS / 2, "%llu ns of CPU in a %llu ns wait",
-		      (unsigned long long)cpu, (unsigned long long)WORK_NS);
+	/*
+	 * It slept through most of the wait: a prediction trained on 20 ms
+	 * (less the 3 ms margin) sleeps well over half of it, and the reaper
+	 * spent CPU only after its sleep. Judged against the wait as it
+	 * ran, not against WORK_NS: on a loaded machine the producer stores
+	 * late, and the reaper, awake and within its budget, spins on until
+	 * it does (12 ms of CPU in one make check).
+	 */
+	ck_assert_uint_ge(rec.slept_ns, WORK_NS / 2);
+	ck_assert_msg(cpu < rec.complete_ns - rec.start_ns - rec.slept_ns / 2,
+		      "%llu ns of CPU in a %llu ns wait that slept %llu ns",
+		      (unsigned long long)cpu,
+		      (unsigned long long)(rec.complete_ns - rec.start_ns),
+		      (unsigned long long)rec.slept_ns);
 	trained_port_close(&f);
 }
 END_TEST
