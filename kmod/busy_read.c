@@ -5,7 +5,7 @@
  * busy polling (SO_BUSY_POLL, net.core.busy_read) serves a blocked reader.
  *
  * The reader sleeps on an hrtimer (schedule_hrtimeout, no slack) until the
- * earliest early-wake time of the port's sleeping word waits (word_wait.c
+ * earliest early-wake time of the port's sleeping word waits (word_queue.c
  * keeps them in its busy queue, by early wake, and wakes a reader through
  * busy_wq when a wait submitted while it sleeps wakes earlier): the
  * estimator's sleep (which already stands the plan's margin before the
@@ -217,7 +217,7 @@ static void gpuar_busy_record_wakelat(struct gpuar_port *port, u64 slept_at,
  * The earliest early wake is read, and the reader registered as a busy
  * sleeper, in one hold of the port lock after its state is set: a wait
  * committed after that sees the sleeper and wakes it if its early wake is
- * sooner, one committed before is in the queue we read. word_wait.c draws
+ * sooner, one committed before is in the queue we read. word_queue.c draws
  * that handshake above gpuar_word_early_less().
  */
 int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,

@@ -2,7 +2,7 @@
 /*
  * Imminent readiness, the caller's side: a port created with
  * GPUAR_PORT_IMMINENT raises EPOLLPRI when a predicted word wait reaches
- * its early wake (word_wait.c's timer does that), so an epoll or io_uring
+ * its early wake (word_timer.c does that), so an epoll or io_uring
  * program learns that a completion is near without a blocked reader.
  * GPUAR_IOC_CLAIM hands it those waits (user data, line, slot, target)
  * and leases them: the timer leaves them alone until the lease ends, and

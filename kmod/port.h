@@ -214,7 +214,7 @@ struct gpuar_port {
 	u64 prepaid_ns;			/* [L] a check reserved from the budget */
 
 	/*
-	 * Busy-read, kept by word_wait.c: sleeping word waits with an early
+	 * Busy-read, kept by word_queue.c: sleeping word waits with an early
 	 * wake, by early_ns, and the readers sleeping until one (struct
 	 * gpuar_busy_sleeper). A commit with an earlier early wake wakes one
 	 * of those readers, never wq, so pollers see no spurious wake-ups.
@@ -289,9 +289,10 @@ static inline u64 gpuar_now_ns(void)
  * Prototypes by file, each file calling only those listed after it (and
  * uarg.c, params.c): port.c creates ports and dispatches to the rest;
  * cancel.c is the one caller of the word, fence and record ends;
- * busy_read.c spins on word_wait.c's early waits; claim.c hands out
- * word_wait.c's imminent waits; line_watch.c ends the word waits of a
- * line whose memory went; word_wait.c and fence_wait.c add and end their
+ * busy_read.c spins on the word waits' early wakes (word_queue.c);
+ * claim.c hands out imminent waits (word_imminent.c); line_watch.c ends
+ * the word waits of a line whose memory went (word_check.c); the word_*.c
+ * files (their order in word.h) and fence_wait.c add and end their
  * waits through record.c, which keeps them indexed by user data
  * (user_index.c) for cancel.c to find.
  */
@@ -361,11 +362,11 @@ static inline void gpuar_line_watch_stop(struct gpuar_line *line)
 }
 #endif
 
-/* word_wait.c: submit, timer and busy queues, checks, the word end */
+/* word_wait.c: submit */
 long gpuar_submit_word_ioctl(struct gpuar_port *port, void __user *uarg);
+/* word_timer.c: the port's timer */
 void gpuar_word_timer_init(struct gpuar_port *port);
-bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
-			     u64 now, bool by_reader);
+/* word_imminent.c: leases, raise, claim */
 void gpuar_word_lease_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 until);
 void gpuar_word_release_locked(struct gpuar_port *port, struct gpuar_wait *w,
@@ -374,10 +375,14 @@ unsigned int gpuar_word_claim_locked(struct gpuar_port *port,
 				     struct gpuar_wait **out, unsigned int max,
 				     u64 lease_ns);
 void gpuar_word_unclaim_locked(struct gpuar_port *port, struct gpuar_wait *w);
+/* word_check.c: a check of the word, the wait's end */
+bool gpuar_word_check_locked(struct gpuar_port *port, struct gpuar_wait *w,
+			     u64 now, bool by_reader);
 void gpuar_word_end_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			   u8 outcome, s32 status, u64 complete_ns, u64 value);
 void gpuar_word_end_line(struct gpuar_port *port, struct gpuar_line *line,
 			 bool may_sleep);
+/* word_queue.c: the busy queue and its sleepers */
 u64 gpuar_word_first_early_locked(struct gpuar_port *port);
 struct gpuar_wait *gpuar_word_take_early_locked(struct gpuar_port *port,
 						u64 now);
