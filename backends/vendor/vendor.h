@@ -266,10 +266,12 @@ bool gv_line_lost(struct gpuar_vendor_line *line, unsigned int *bad,
  */
 void gv_slot_lost(struct gpuar_vendor_line *line, uint32_t slot,
 		  uint64_t target);
-/* For tests: the awaits the registry holds, and the entries its lookups
- * have stepped over since the process started. */
+/* For tests: the awaits the registry holds, the lookups of a record's
+ * await, and the entries those lookups have stepped over, since the
+ * process started. */
 uint64_t gv_registry_awaits(void);
 uint64_t gv_registry_steps(void);
+uint64_t gv_registry_lookups(void);
 /* Awaits submitted on @line and not yet reaped. */
 uint32_t gv_line_awaits(struct gpuar_vendor_line *line);
 /* gpuar_vendor_resolve: 1 with *@out to hand out, 0 when resubmitted. */

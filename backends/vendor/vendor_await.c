@@ -80,6 +80,7 @@ static pthread_mutex_t gv_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gv_queries_done = PTHREAD_COND_INITIALIZER;
 static struct gv_port_awaits *gv_ports;
 static uint64_t gv_steps;	/* entries lookups stepped over */
+static uint64_t gv_lookups;	/* lookups of a record's await */
 static pthread_once_t gv_observe_once = PTHREAD_ONCE_INIT;
 
 static uint32_t gv_bucket(const struct gv_port_awaits *pa, uint64_t user_data)
@@ -242,6 +243,16 @@ uint64_t gv_registry_steps(void)
 	return n;
 }
 
+uint64_t gv_registry_lookups(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&gv_registry_lock);
+	n = gv_lookups;
+	pthread_mutex_unlock(&gv_registry_lock);
+	return n;
+}
+
 /* Take the await for @rec off the registry; NULL when it is not one. */
 static struct gv_await *gv_await_take(struct gpuar_port *port,
 				      const struct gpuar_record *rec)
@@ -257,6 +268,7 @@ static struct gv_await *gv_await_take(struct gpuar_port *port,
 		pthread_mutex_unlock(&gv_registry_lock);
 		return NULL;
 	}
+	gv_lookups++;
 	for (pp = &pa->buckets[gv_bucket(pa, rec->user_data)]; *pp;
 	     pp = &(*pp)->next) {
 		gv_steps++;

@@ -1132,11 +1132,12 @@ END_TEST
 
 /*
  * The backends' await registry (backends/vendor/vendor_await.c, in the
- * static library the tests link): the awaits it holds, and the entries
- * its lookups have stepped over so far.
+ * static library the tests link): the awaits it holds, the lookups of a
+ * record's await, and the entries those lookups have stepped over so far.
  */
 uint64_t gv_registry_awaits(void);
 uint64_t gv_registry_steps(void);
+uint64_t gv_registry_lookups(void);
 
 /*
  * A burst of awaits on one port: each reaped record finds its await in a
@@ -1153,7 +1154,7 @@ START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
 	static struct gpuar_vendor_completion out[256];
 	struct gpuar_plan plan = vt_plan("poll");
 	void *s = V->stream_new(0);
-	uint64_t target = 0, steps;
+	uint64_t target = 0, steps, lookups;
 	uint32_t reaped = 0;
 
 	ck_assert_int_eq(V->wait_word(vline, 6, s, 1, &vdiag), 0);
@@ -1163,6 +1164,7 @@ START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
 			      vdiag.message);
 	ck_assert_uint_eq(gv_registry_awaits(), N);
 	steps = gv_registry_steps();
+	lookups = gv_registry_lookups();
 	__atomic_store_n(&gpuar_vendor_line_words(vline)[6], 1, __ATOMIC_RELEASE);
 	while (reaped < N) {
 		int n = V->reap(vb, vport, out, 256, REAP_TIMEOUT_NS, &vdiag);
@@ -1173,8 +1175,11 @@ START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
 		reaped += (uint32_t)n;
 	}
 	steps = gv_registry_steps() - steps;
-	ck_assert_msg(steps <= 4 * N, "%llu steps to find %d awaits",
-		      (unsigned long long)steps, N);
+	lookups = gv_registry_lookups() - lookups;
+	ck_assert_msg(lookups == N && steps <= 4 * N,
+		      "%llu steps in %llu lookups to find %d awaits",
+		      (unsigned long long)steps, (unsigned long long)lookups,
+		      N);
 	ck_assert_uint_eq(gv_registry_awaits(), 0);
 	V->stream_free(s);
 }
