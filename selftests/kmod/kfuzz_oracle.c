@@ -711,7 +711,8 @@ bool in_imm_page(__u64 addr)
  * wait that predicts (only those are raised), described as it was
  * submitted, leased no later than its backstop, not handed out before
  * with a lease still running, and, where its word is one that only
- * kfuzz's threads store and none stored during the claim, not done.
+ * kfuzz's threads store, none stored during the claim and its line's
+ * page was never dropped, not done.
  */
 void claim_account(const struct claim_call *cc, int n)
 {
@@ -755,8 +756,15 @@ void claim_account(const struct claim_call *cc, int n)
 			finding("CLAIM handed out a wait again within its lease",
 				(long)e.user_data, 0);
 		wi->lease_end = e.lease_end_ns;
+		/*
+		 * Not where its line's page was dropped: the line dies when
+		 * the line watch's verify work runs, and until then the
+		 * module reads the page it pinned while kfuzz's stores land
+		 * in the new one (a claim handed out such waits on 7.x).
+		 */
 		if ((wi->flags & WI_IMM) && e.slot < GPUAR_LINE_SLOTS &&
-		    in_imm_page(e.addr) && imm_steady(&cc->imm)) {
+		    in_imm_page(e.addr) && imm_steady(&cc->imm) &&
+		    !may_see_dead_line(e.user_data)) {
 			__u64 word = __atomic_load_n((__u64 *)(uintptr_t)e.addr +
 						     e.slot, __ATOMIC_ACQUIRE);
 
