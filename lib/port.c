@@ -292,14 +292,15 @@ GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 	free(port);
 }
 
+/* NULL: AUTO, the one value no open port reports (L3-12). */
 GPUAR_EXPORT enum gpuar_engine gpuar_port_engine(const struct gpuar_port *port)
 {
-	return port->engine;
+	return port ? port->engine : GPUAR_ENGINE_AUTO;
 }
 
 GPUAR_EXPORT int gpuar_port_fd(const struct gpuar_port *port)
 {
-	return port->fd;
+	return port ? port->fd : -EINVAL;
 }
 
 GPUAR_EXPORT int gpuar_line_alloc(struct gpuar_port *port,
@@ -541,9 +542,12 @@ GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 	return n < 0 || port->engine != GPUAR_ENGINE_KERNEL ? n : n + hit;
 }
 
+/* NULL: nothing is pending, so nothing need run (L3-12). */
 GPUAR_EXPORT uint64_t gpuar_port_next_check_ns(struct gpuar_port *port)
 {
-	return port_forked(port) ? GPUAR_U64_MAX : port->ops->next_check(port);
+	if (!port || port_forked(port))
+		return GPUAR_U64_MAX;
+	return port->ops->next_check(port);
 }
 
 GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,

@@ -298,7 +298,10 @@ int gpuar_port_open(struct gpuar_port **port,
  */
 void gpuar_port_close(struct gpuar_port *port);
 
-/* The engine that runs (KERNEL or USER, never AUTO). Thread-safe. */
+/*
+ * The engine that runs (KERNEL or USER, never AUTO); AUTO for a NULL
+ * port. Thread-safe.
+ */
 enum gpuar_engine gpuar_port_engine(const struct gpuar_port *port);
 
 /* "kernel" or "user". Thread-safe. */
@@ -322,7 +325,7 @@ const char *gpuar_engine_name(enum gpuar_engine engine);
  * uv_poll and io_uring's POLL_ADD all work; with EPOLLET, call
  * gpuar_port_process() until it returns 0 after each wake-up.
  *
- * Thread-safe.
+ * -EINVAL for a NULL port. Thread-safe.
  */
 int gpuar_port_fd(const struct gpuar_port *port);
 
@@ -340,8 +343,8 @@ int gpuar_port_process(struct gpuar_port *port);
 
 /*
  * The next time (CLOCK_MONOTONIC ns) the user engine must run, or
- * UINT64_MAX when no word wait is pending. 0 for the kernel engine.
- * Thread-safe.
+ * UINT64_MAX when no word wait is pending (and for a NULL port). 0 for
+ * the kernel engine. Thread-safe.
  */
 uint64_t gpuar_port_next_check_ns(struct gpuar_port *port);
 

@@ -1264,6 +1264,10 @@ START_TEST(null_arguments_are_refused)
 	ck_assert_int_eq(gpuar_port_process(NULL), -EINVAL);
 	ck_assert_int_eq(gpuar_point_stats(NULL, &ps), -EINVAL);
 	ck_assert_int_eq(gpuar_point_stats(p, NULL), -EINVAL);
+	/* The accessors too (L3-12): no dereference of a NULL port. */
+	ck_assert_int_eq(gpuar_port_fd(NULL), -EINVAL);
+	ck_assert_int_eq(gpuar_port_engine(NULL), GPUAR_ENGINE_AUTO);
+	ck_assert_uint_eq(gpuar_port_next_check_ns(NULL), UINT64_MAX);
 	gpuar_port_close(p);
 }
 END_TEST
