@@ -122,8 +122,10 @@ BENCH_UNIT_OBJS := $(filter-out %/bench_main.o,$(BENCH_OBJS)) $(STAT_PARSE_OBJS)
 $(BENCH_UNIT_TESTS): $(BENCH_UNIT_OBJS)
 $(BENCH_UNIT_TESTS): LIB_LDLIBS := $(BENCH_UNIT_OBJS) $(LIB_A) $(LIB_LDLIBS) $(BENCH_LDLIBS)
 $(patsubst %,%.o,$(BENCH_UNIT_TESTS)): CPPFLAGS_ALL += -I$(BENCH_DIR) -I$(STAT_DIR)
-# The --device cuda tests run against the CUDA test double.
+# The --device cuda tests run against the CUDA test double, and call some
+# of its entry points directly (with the backend's declarations).
 $(BUILD)/selftests/unit/test_bench_cuda: $(DOUBLE_CUDA)
+$(BUILD)/selftests/unit/test_bench_cuda.o: CPPFLAGS_ALL += -Ibackends/cuda
 
 # make demo: deps, build, the benchmark on the default workload (on the
 # host when /dev/gpuar is there, else inside the 6.1 VM); table last,

@@ -7,13 +7,17 @@
  * latencies non-negative and bounded, the oracle and fence-vgem skipped
  * with their reasons, futex-wake as the blocking-sync event, every page
  * unregistered after), the JSON's device fields, and the refusals: an
- * unknown or unbuilt device, simulated-device options, no driver. The
- * double runs on the host's CPUs, so no figure is compared with a
- * duration beyond "far less than a second".
+ * unknown or unbuilt device, simulated-device options, no driver; and
+ * the double's host functions themselves (cuLaunchHostFunc as
+ * documented: in stream order, on a thread of the driver's, one at a
+ * time, refused any CUDA call). The double runs on the host's CPUs, so
+ * no figure is compared with a duration beyond "far less than a second".
  */
 #include <dlfcn.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 #include "bench_report.h"
 #include "bench_run.h"
 #include "bench_select.h"
+#include "cuda_decls.h"
 #include "unit.h"
 
 static struct bench_run run;
@@ -359,12 +364,137 @@ START_TEST(a_driver_without_launch_is_named)
 }
 END_TEST
 
+/* ------------------------------------- the double's host functions */
+
+static gcu_result (*q_stream_query)(gcu_stream);
+
+/* What a host function saw, written on the double's host thread. */
+struct host_probe {
+	gcu_stream stream;	/* asked with cuStreamQuery from inside */
+	uint64_t sleep_ns;
+	pthread_t thread;
+	uint64_t start_ns, end_ns;
+	gcu_result query_rc;
+	atomic_bool done;
+};
+
+static atomic_int host_running, host_most;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void host_probe_fn(void *data)
+{
+	struct host_probe *p = data;
+	struct timespec ts = { 0, (long)p->sleep_ns };
+	int now = atomic_fetch_add(&host_running, 1) + 1;
+	int most = atomic_load(&host_most);
+
+	while (now > most && !atomic_compare_exchange_weak(&host_most, &most, now))
+		;
+	p->start_ns = mono_ns();
+	p->thread = pthread_self();
+	p->query_rc = q_stream_query(p->stream);
+	nanosleep(&ts, NULL);
+	p->end_ns = mono_ns();
+	atomic_fetch_sub(&host_running, 1);
+	atomic_store(&p->done, true);
+}
+
+START_TEST(double_runs_host_functions_as_documented)
+{
+	gcu_result (*init)(unsigned int), (*retain)(gcu_context *, gcu_device);
+	gcu_result (*push)(gcu_context), (*create)(gcu_stream *, unsigned int);
+	gcu_result (*launch)(gcu_stream, gcu_host_fn, void *);
+	gcu_result (*work)(gcu_stream, uint64_t), (*sync)(gcu_stream);
+	gcu_result (*ev_create)(gcu_event *, unsigned int);
+	gcu_result (*record)(gcu_event, gcu_stream), (*ev_query)(gcu_event);
+	gcu_result (*ev_destroy)(gcu_event), (*destroy)(gcu_stream);
+	gcu_result (*pop)(gcu_context *), (*release)(gcu_device);
+	uint64_t (*refused)(void), refused0, t0;
+	struct host_probe a = { .sleep_ns = 10000000 }, b = { .sleep_ns = 40000000 };
+	gcu_stream s1, s2;
+	gcu_context ctx;
+	gcu_event ev;
+	gcu_result rc;
+
+	use_double();
+	init = (gcu_result (*)(unsigned int))fake_sym("cuInit");
+	retain = (gcu_result (*)(gcu_context *, gcu_device))fake_sym("cuDevicePrimaryCtxRetain");
+	push = (gcu_result (*)(gcu_context))fake_sym("cuCtxPushCurrent_v2");
+	create = (gcu_result (*)(gcu_stream *, unsigned int))fake_sym("cuStreamCreate");
+	launch = (gcu_result (*)(gcu_stream, gcu_host_fn, void *))fake_sym("cuLaunchHostFunc");
+	work = (gcu_result (*)(gcu_stream, uint64_t))fake_sym("gpuar_fake_cuda_work");
+	sync = (gcu_result (*)(gcu_stream))fake_sym("cuStreamSynchronize");
+	ev_create = (gcu_result (*)(gcu_event *, unsigned int))fake_sym("cuEventCreate");
+	record = (gcu_result (*)(gcu_event, gcu_stream))fake_sym("cuEventRecord");
+	ev_query = (gcu_result (*)(gcu_event))fake_sym("cuEventQuery");
+	q_stream_query = (gcu_result (*)(gcu_stream))fake_sym("cuStreamQuery");
+	ev_destroy = (gcu_result (*)(gcu_event))fake_sym("cuEventDestroy_v2");
+	destroy = (gcu_result (*)(gcu_stream))fake_sym("cuStreamDestroy_v2");
+	pop = (gcu_result (*)(gcu_context *))fake_sym("cuCtxPopCurrent_v2");
+	release = (gcu_result (*)(gcu_device))fake_sym("cuDevicePrimaryCtxRelease_v2");
+	refused = (uint64_t (*)(void))fake_sym("gpuar_fake_cuda_host_refused");
+	ck_assert_uint_eq(init(0), 0);
+	ck_assert_uint_eq(retain(&ctx, 0), 0);
+	ck_assert_uint_eq(push(ctx), 0);
+	ck_assert_uint_eq(create(&s1, GCU_STREAM_NON_BLOCKING), 0);
+	ck_assert_uint_eq(create(&s2, GCU_STREAM_NON_BLOCKING), 0);
+	ck_assert_uint_eq(ev_create(&ev, GCU_EVENT_DISABLE_TIMING), 0);
+	a.stream = s1;
+	b.stream = s2;
+	refused0 = refused();
+	ck_assert_uint_eq(launch(s1, NULL, NULL), GCU_ERROR_INVALID_VALUE);
+
+	t0 = mono_ns();
+	/* a after 20 ms of s1's work, then an event; b at once on s2. */
+	ck_assert_uint_eq(work(s1, 20000000), 0);
+	ck_assert_uint_eq(launch(s1, host_probe_fn, &a), 0);
+	ck_assert_uint_eq(record(ev, s1), 0);
+	ck_assert_uint_eq(launch(s2, host_probe_fn, &b), 0);
+	/* Work added after a host function waits until it returned. */
+	while ((rc = ev_query(ev)) == GCU_ERROR_NOT_READY)
+		usleep(100);
+	ck_assert_uint_eq(rc, 0);
+	ck_assert(atomic_load(&a.done));
+	ck_assert_uint_eq(sync(s1), 0);
+	ck_assert_uint_eq(sync(s2), 0);
+	ck_assert(atomic_load(&b.done));
+
+	/* After the work enqueued before it. */
+	ck_assert_uint_ge(a.start_ns, t0 + 20000000);
+	/* On the driver's thread, not the caller's. */
+	ck_assert(!pthread_equal(a.thread, pthread_self()));
+	ck_assert(!pthread_equal(b.thread, pthread_self()));
+	/* One at a time, even from independent streams ("may be serialized"). */
+	ck_assert_int_eq(atomic_load(&host_most), 1);
+	ck_assert(a.start_ns >= b.end_ns || b.start_ns >= a.end_ns);
+	/* A CUDA call from a host function is refused. */
+	ck_assert_uint_eq(a.query_rc, GCU_ERROR_NOT_PERMITTED);
+	ck_assert_uint_eq(b.query_rc, GCU_ERROR_NOT_PERMITTED);
+	ck_assert_uint_eq(refused() - refused0, 2);
+	/* The caller's own calls are not. */
+	ck_assert_uint_eq(q_stream_query(s1), 0);
+	ck_assert_uint_eq(ev_destroy(ev), 0);
+	ck_assert_uint_eq(destroy(s1), 0);
+	ck_assert_uint_eq(destroy(s2), 0);
+	ck_assert_uint_eq(pop(&ctx), 0);
+	ck_assert_uint_eq(release(0), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("bench_cuda");
 	TCase *sync = tcase_create("clock_sync");
 	TCase *runs = tcase_create("run");
 	TCase *bad = tcase_create("refusals");
+	TCase *dbl = tcase_create("double_host_functions");
 
 	tcase_add_test(sync, clock_sync_keeps_the_shortest_round_trip);
 	tcase_add_test(sync, clock_sync_takes_a_device_timer_behind_the_host);
@@ -382,7 +512,10 @@ static Suite *suite(void)
 	tcase_set_timeout(bad, 60);
 	suite_add_tcase(s, sync);
 	suite_add_tcase(s, runs);
+	tcase_add_test(dbl, double_runs_host_functions_as_documented);
+	tcase_set_timeout(dbl, 60);
 	suite_add_tcase(s, bad);
+	suite_add_tcase(s, dbl);
 	return s;
 }
 
