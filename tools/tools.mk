@@ -22,6 +22,7 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/strat_kport_uring_imminent.c \
 	$(BENCH_DIR)/strat_user_imminent.c $(BENCH_DIR)/strat_reactor_spin.c \
 	$(BENCH_DIR)/bench_cuda.c $(BENCH_DIR)/strat_cuda_event.c \
+	$(BENCH_DIR)/strat_cuda_hostfunc.c \
 	$(BENCH_DIR)/bench_select.c \
 	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
 	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
