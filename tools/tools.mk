@@ -22,6 +22,7 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/strat_kport_uring_imminent.c \
 	$(BENCH_DIR)/strat_user_imminent.c $(BENCH_DIR)/strat_reactor_spin.c \
 	$(BENCH_DIR)/bench_cuda.c $(BENCH_DIR)/strat_cuda_event.c \
+	$(BENCH_DIR)/strat_cuda_hostfunc.c \
 	$(BENCH_DIR)/bench_select.c \
 	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
 	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
@@ -122,8 +123,10 @@ BENCH_UNIT_OBJS := $(filter-out %/bench_main.o,$(BENCH_OBJS)) $(STAT_PARSE_OBJS)
 $(BENCH_UNIT_TESTS): $(BENCH_UNIT_OBJS)
 $(BENCH_UNIT_TESTS): LIB_LDLIBS := $(BENCH_UNIT_OBJS) $(LIB_A) $(LIB_LDLIBS) $(BENCH_LDLIBS)
 $(patsubst %,%.o,$(BENCH_UNIT_TESTS)): CPPFLAGS_ALL += -I$(BENCH_DIR) -I$(STAT_DIR)
-# The --device cuda tests run against the CUDA test double.
+# The --device cuda tests run against the CUDA test double, and call some
+# of its entry points directly (with the backend's declarations).
 $(BUILD)/selftests/unit/test_bench_cuda: $(DOUBLE_CUDA)
+$(BUILD)/selftests/unit/test_bench_cuda.o: CPPFLAGS_ALL += -Ibackends/cuda
 
 # make demo: deps, build, the benchmark on the default workload (on the
 # host when /dev/gpuar is there, else inside the 6.1 VM); table last,

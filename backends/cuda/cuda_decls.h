@@ -68,6 +68,8 @@ enum {
 	GCU_ERROR_INVALID_ADDRESS_SPACE = 717,
 	GCU_ERROR_INVALID_PC = 718,
 	GCU_ERROR_LAUNCH_FAILED = 719,
+	/* What a host function's own CUDA call may get (cuLaunchHostFunc). */
+	GCU_ERROR_NOT_PERMITTED = 800,
 	GCU_ERROR_NOT_SUPPORTED = 801,
 	GCU_ERROR_MPS_CLIENT_TERMINATED = 810,
 	/* 900-908: what a graph capture forbids or breaks. */
@@ -114,6 +116,7 @@ enum {
 	X(GCU_ERROR_INVALID_ADDRESS_SPACE, "CUDA_ERROR_INVALID_ADDRESS_SPACE") \
 	X(GCU_ERROR_INVALID_PC, "CUDA_ERROR_INVALID_PC") \
 	X(GCU_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED") \
+	X(GCU_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED") \
 	X(GCU_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED") \
 	X(GCU_ERROR_MPS_CLIENT_TERMINATED, "CUDA_ERROR_MPS_CLIENT_TERMINATED") \
 	X(GCU_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED") \
@@ -308,5 +311,16 @@ typedef gcu_result (*gcu_fn_cuEventCreate)(gcu_event *event,
 typedef gcu_result (*gcu_fn_cuEventRecord)(gcu_event event, gcu_stream stream);
 typedef gcu_result (*gcu_fn_cuEventSynchronize)(gcu_event event);
 typedef gcu_result (*gcu_fn_cuEventDestroy_v2)(gcu_event event);
+/* gpuar-bench's cuda-scanner polls its events. */
+typedef gcu_result (*gcu_fn_cuEventQuery)(gcu_event event);
+/*
+ * gpuar-bench's cuda-hostfunc (CUDA 10.0): CUhostFn, and the entry point
+ * that enqueues one on a stream, to run on a driver thread once the
+ * stream's preceding work is complete.
+ */
+typedef void (*gcu_host_fn)(void *user_data);
+typedef gcu_result (*gcu_fn_cuLaunchHostFunc)(gcu_stream stream,
+					       gcu_host_fn fn,
+					       void *user_data);
 
 #endif /* GPUAR_BACKENDS_CUDA_DECLS_H */

@@ -71,6 +71,8 @@ static const struct gcu_entry {
 	OPT(cuEventRecord, "cuEventRecord"),
 	OPT(cuEventSynchronize, "cuEventSynchronize"),
 	OPT(cuEventDestroy, "cuEventDestroy_v2"),
+	OPT(cuEventQuery, "cuEventQuery"),
+	OPT(cuLaunchHostFunc, "cuLaunchHostFunc"),
 #undef OPT
 #undef E
 };

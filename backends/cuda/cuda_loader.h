@@ -59,6 +59,8 @@ struct gcu_api {
 	gcu_fn_cuEventRecord cuEventRecord;
 	gcu_fn_cuEventSynchronize cuEventSynchronize;
 	gcu_fn_cuEventDestroy_v2 cuEventDestroy;
+	gcu_fn_cuEventQuery cuEventQuery;
+	gcu_fn_cuLaunchHostFunc cuLaunchHostFunc;
 };
 
 struct gcu_loaded {

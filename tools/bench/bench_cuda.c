@@ -11,6 +11,7 @@
 
 #include "bench_clock.h"
 #include "bench_clock_sync.h"
+#include "bench_word.h"
 #include "cuda_loader.h"
 
 /* Generated at build time from bench_cuda_kernels.ptx (tools/tools.mk). */
@@ -31,6 +32,20 @@
 #define CLOCK_REPLY_TIMEOUT_NS 1000000000ULL
 /* A store-time wait this long checks whether the stream died. */
 #define STAMP_CHECK_NS 100000000ULL
+/*
+ * Host-function records per stream, used round robin by sequence number:
+ * a stream's job seq + 2 is launched only after job seq + 1's write was
+ * seen, which its stream runs after job seq's host function returned, so
+ * two would do; four leave a margin.
+ */
+#define HOSTFN_RING 4
+
+/* What one host function call is told: its job. */
+struct hostfn_call {
+	struct bench_cuda *c;
+	unsigned int stream;
+	uint64_t seq;
+};
 
 struct bench_cuda {
 	struct bench_device *dev;
@@ -62,6 +77,13 @@ struct bench_cuda {
 
 	char gpu[96];
 	char sched[96];
+
+	/* Host functions (BENCH_NOTIFY_HOSTFN); the counters are atomic. */
+	struct hostfn_call hostfn[BENCH_MAX_STREAMS][HOSTFN_RING];
+	int hostfn_fd[BENCH_MAX_STREAMS];	/* atomic; -1: none */
+	uint64_t hostfn_calls, hostfn_early, hostfn_lost;
+	/* The sequence number of each stream's latest event record (atomic). */
+	uint64_t event_seq[BENCH_MAX_STREAMS];
 };
 
 static int fail(char *why, size_t size, int err, const char *fmt, ...)
@@ -242,6 +264,8 @@ int bench_cuda_open(struct bench_cuda **out, struct bench_device *dev,
 		return fail(why, size, ENOMEM, "out of memory");
 	c->dev = dev;
 	c->page = (size_t)sysconf(_SC_PAGESIZE);
+	for (unsigned int i = 0; i < BENCH_MAX_STREAMS; i++)
+		c->hostfn_fd[i] = -1;
 	bench_clock_sync_init(&c->sync);
 	err = open_device(c, why, size);
 	if (!err)
@@ -292,12 +316,38 @@ void bench_cuda_close(struct bench_cuda *c)
 	free(c);
 }
 
+/*
+ * The host function (BENCH_NOTIFY_HOSTFN). It runs on the driver's own
+ * thread and must not make any CUDA API call (CUDA Driver API,
+ * cuLaunchHostFunc: "The host function must not make any CUDA API calls.
+ * Attempting to use a CUDA API may result in CUDA_ERROR_NOT_PERMITTED"):
+ * it loads the job's word, counts, and writes the eventfd. The word must
+ * be visible already: "The start of execution of the function has the
+ * same effect as synchronizing an event recorded in the same stream
+ * immediately prior to the function", and the write-value came before it.
+ */
+static void hostfn_main(void *data)
+{
+	const struct hostfn_call *k = data;
+	struct bench_cuda *c = k->c;
+	int fd = __atomic_load_n(&c->hostfn_fd[k->stream], __ATOMIC_ACQUIRE);
+	uint64_t one = 1;
+
+	if (!bench_word_reached(c->dev->stream[k->stream].line, k->seq))
+		__atomic_fetch_add(&c->hostfn_early, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->hostfn_calls, 1, __ATOMIC_RELEASE);
+	if (fd < 0 || write(fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		__atomic_fetch_add(&c->hostfn_lost, 1, __ATOMIC_RELEASE);
+}
+
 int bench_cuda_launch(struct bench_cuda *c, unsigned int i, uint64_t seq,
-		      uint64_t duration_ns, bool event, char *why, size_t size)
+		      uint64_t duration_ns, enum bench_notify notify, char *why,
+		      size_t size)
 {
 	uint64_t dur = duration_ns, seqv = seq;
 	uint64_t stamp = c->ctl_dev + (uint64_t)i * CTL_STAMP_WORDS * sizeof(uint64_t);
 	void *params[] = { &dur, &stamp, &seqv };
+	struct hostfn_call *k;
 	gcu_result rc;
 
 	rc = c->api->cuLaunchKernel(c->spin, 1, 1, 1, 1, 1, 1, 0, c->stream[i],
@@ -309,9 +359,35 @@ int bench_cuda_launch(struct bench_cuda *c, unsigned int i, uint64_t seq,
 					  GCU_STREAM_WRITE_VALUE_DEFAULT);
 	if (rc)
 		return cu_fail(c, why, size, rc, "cuStreamWriteValue64");
-	if (event && (rc = c->api->cuEventRecord(c->event[i], c->stream[i])))
-		return cu_fail(c, why, size, rc, "cuEventRecord");
+	if (notify == BENCH_NOTIFY_EVENT) {
+		rc = c->api->cuEventRecord(c->event[i], c->stream[i]);
+		if (rc)
+			return cu_fail(c, why, size, rc, "cuEventRecord");
+		/* A scanner queries the event only once this job's record is in. */
+		__atomic_store_n(&c->event_seq[i], seq, __ATOMIC_RELEASE);
+	}
+	if (notify == BENCH_NOTIFY_HOSTFN) {
+		if (!c->api->cuLaunchHostFunc)
+			return fail(why, size, ENOSYS,
+				    "the CUDA driver lacks cuLaunchHostFunc");
+		k = &c->hostfn[i][seq % HOSTFN_RING];
+		*k = (struct hostfn_call){ .c = c, .stream = i, .seq = seq };
+		rc = c->api->cuLaunchHostFunc(c->stream[i], hostfn_main, k);
+		if (rc)
+			return cu_fail(c, why, size, rc, "cuLaunchHostFunc");
+	}
 	return 0;
+}
+
+int bench_cuda_stream_check(struct bench_cuda *c, unsigned int i, char *why,
+			    size_t size)
+{
+	gcu_result rc = c->api->cuStreamQuery(c->stream[i]);
+
+	if (!rc || rc == GCU_ERROR_NOT_READY)
+		return 0;
+	return fail(why, size, EIO, "stream %u failed: %s", i,
+		    gcu_status_name(c->api, rc));
 }
 
 uint64_t bench_cuda_store_ns(struct bench_cuda *c, unsigned int i, uint64_t seq,
@@ -322,13 +398,14 @@ uint64_t bench_cuda_store_ns(struct bench_cuda *c, unsigned int i, uint64_t seq,
 
 	/* The kernel stores the time, fences, then the sequence number. */
 	while (__atomic_load_n(&stamp[1], __ATOMIC_ACQUIRE) != seq) {
+		char dead[BENCH_CUDA_WHY_MAX];
+
 		bench_cpu_relax();
 		if (bench_now_ns() < check)
 			continue;
-		gcu_result rc = c->api->cuStreamQuery(c->stream[i]);
-
-		if (rc && rc != GCU_ERROR_NOT_READY) {
-			cu_fail(c, why, size, rc, "the spin kernel's stamp never came");
+		if (bench_cuda_stream_check(c, i, dead, sizeof(dead))) {
+			fail(why, size, EIO, "the spin kernel's stamp never came: %s",
+			     dead);
 			return 0;
 		}
 		check = bench_now_ns() + STAMP_CHECK_NS;
@@ -340,6 +417,9 @@ uint64_t bench_cuda_store_ns(struct bench_cuda *c, unsigned int i, uint64_t seq,
 void bench_cuda_reset(struct bench_cuda *c)
 {
 	for (unsigned int i = 0; i < c->dev->streams; i++) {
+		/* A repetition's sequence numbers start again at 1: no event
+		 * record of the last one may pass for this one's. */
+		__atomic_store_n(&c->event_seq[i], 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&c->ctl[i * CTL_STAMP_WORDS], 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->ctl[i * CTL_STAMP_WORDS + 1], 0, __ATOMIC_RELEASE);
 	}
@@ -475,6 +555,90 @@ int bench_cuda_event_wait(struct bench_cuda *c, unsigned int i, char *why,
 	gcu_result rc = c->api->cuEventSynchronize(c->event[i]);
 
 	return rc ? cu_fail(c, why, size, rc, "cuEventSynchronize") : 0;
+}
+
+int bench_cuda_event_query(struct bench_cuda *c, unsigned int i, uint64_t seq,
+			   char *why, size_t size)
+{
+	gcu_result rc;
+
+	if (__atomic_load_n(&c->event_seq[i], __ATOMIC_ACQUIRE) != seq)
+		return 0;
+	rc = c->api->cuEventQuery(c->event[i]);
+	if (rc == GCU_ERROR_NOT_READY)
+		return 0;
+	return rc ? cu_fail(c, why, size, rc, "cuEventQuery") : 1;
+}
+
+int bench_cuda_attach(struct bench_cuda *c, char *why, size_t size)
+{
+	gcu_result rc = c->api->cuCtxPushCurrent(c->ctx);
+
+	return rc ? cu_fail(c, why, size, rc, "cuCtxPushCurrent (helper thread)") : 0;
+}
+
+void bench_cuda_detach(struct bench_cuda *c)
+{
+	gcu_context popped;
+
+	c->api->cuCtxPopCurrent(&popped);
+}
+
+/* The entry point @need names in @api, and its name. */
+static const void *needed_entry(const struct gcu_api *api,
+				enum bench_cuda_need need, const char **name)
+{
+	if (need == BENCH_CUDA_NEED_HOSTFN) {
+		*name = "cuLaunchHostFunc";
+		return (const void *)api->cuLaunchHostFunc;
+	}
+	*name = "cuEventQuery";
+	return (const void *)api->cuEventQuery;
+}
+
+int bench_cuda_has(const struct bench_device *dev, enum bench_cuda_need need,
+		   char *why, size_t size)
+{
+	const char *name;
+
+	if (dev->kind != BENCH_DEVICE_CUDA)
+		return fail(why, size, EINVAL, "waits through the CUDA driver: "
+			    "needs --device cuda");
+	if (needed_entry(dev->cuda->api, need, &name))
+		return 0;
+	return fail(why, size, ENOSYS, "the CUDA driver lacks %s", name);
+}
+
+int bench_cuda_probe(enum bench_device_kind kind, enum bench_cuda_need need,
+		     char *why, size_t size)
+{
+	struct gv_load_error lerr = { 0 };
+	struct gcu_loaded drv;
+	const char *name;
+	int err;
+
+	if (kind != BENCH_DEVICE_CUDA)
+		return 0;
+	err = gcu_load(&drv, &lerr);
+	if (err)
+		return fail(why, size, -err, "%s", lerr.detail);
+	if (!needed_entry(&drv.api, need, &name))
+		err = fail(why, size, ENOSYS, "the CUDA driver lacks %s", name);
+	gcu_unload(&drv);
+	return err;
+}
+
+void bench_cuda_set_hostfn_fd(struct bench_cuda *c, unsigned int i, int fd)
+{
+	__atomic_store_n(&c->hostfn_fd[i], fd, __ATOMIC_RELEASE);
+}
+
+void bench_cuda_hostfn_stats(const struct bench_cuda *c,
+			     struct bench_cuda_hostfn_stats *st)
+{
+	st->calls = __atomic_load_n(&c->hostfn_calls, __ATOMIC_ACQUIRE);
+	st->early = __atomic_load_n(&c->hostfn_early, __ATOMIC_ACQUIRE);
+	st->lost = __atomic_load_n(&c->hostfn_lost, __ATOMIC_ACQUIRE);
 }
 
 void bench_cuda_describe(const struct bench_cuda *c,

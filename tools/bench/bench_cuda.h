@@ -30,6 +30,9 @@
 
 #include "bench_device.h"
 
+/* Room for a reason the driver gives (a step and a CUDA error name). */
+#define BENCH_CUDA_WHY_MAX 160
+
 /* Tries per clock sync: the best of these gives the offset. */
 #define BENCH_CUDA_CLOCK_TRIES 200
 
@@ -41,9 +44,14 @@ int bench_cuda_open(struct bench_cuda **out, struct bench_device *dev,
 		    char *why, size_t size);
 void bench_cuda_close(struct bench_cuda *c);
 
-/* Launch job @seq of @duration_ns on stream @i; @event: record the event. */
+/*
+ * Launch job @seq of @duration_ns on stream @i, then what @notify asks
+ * for after the write: BENCH_NOTIFY_EVENT records the stream's event,
+ * BENCH_NOTIFY_HOSTFN enqueues the host function (below).
+ */
 int bench_cuda_launch(struct bench_cuda *c, unsigned int i, uint64_t seq,
-		      uint64_t duration_ns, bool event, char *why, size_t size);
+		      uint64_t duration_ns, enum bench_notify notify, char *why,
+		      size_t size);
 
 /*
  * The store time of job @seq on stream @i (CLOCK_MONOTONIC), waiting for
@@ -70,6 +78,66 @@ void bench_cuda_clock(const struct bench_cuda *c, int64_t *offset_ns,
 /* Block (the driver's blocking sync) until stream @i's last event fired. */
 int bench_cuda_event_wait(struct bench_cuda *c, unsigned int i, char *why,
 			  size_t size);
+
+/*
+ * 0 while stream @i is healthy (busy or idle); -EIO with the driver's
+ * sticky error in @why once its context failed: what a waiter asks when
+ * the completion it waits for is late, so a dead stream is an error and
+ * not a wait forever.
+ */
+int bench_cuda_stream_check(struct bench_cuda *c, unsigned int i, char *why,
+			    size_t size);
+
+/*
+ * cuEventQuery of stream @i's event once job @seq's record of it was
+ * enqueued: 1 when it fired, 0 before (or before that record), -EIO with
+ * @why on an error. Any thread that called bench_cuda_attach.
+ */
+int bench_cuda_event_query(struct bench_cuda *c, unsigned int i, uint64_t seq,
+			   char *why, size_t size);
+
+/* Make the producer's context current on a helper thread, and undo it. */
+int bench_cuda_attach(struct bench_cuda *c, char *why, size_t size);
+void bench_cuda_detach(struct bench_cuda *c);
+
+/* Entry points a strategy needs beyond the producer's own. */
+enum bench_cuda_need {
+	BENCH_CUDA_NEED_HOSTFN,		/* cuLaunchHostFunc */
+	BENCH_CUDA_NEED_EVENT_QUERY,	/* cuEventQuery */
+};
+
+/*
+ * For a strategy's open: 0 when @dev is a GPU whose driver has @need,
+ * else a negative errno with @why.
+ */
+int bench_cuda_has(const struct bench_device *dev, enum bench_cuda_need need,
+		   char *why, size_t size);
+
+/*
+ * For --list, before any producer opens: with --device cuda (@kind), load
+ * the driver and check it has @need. 0 (also for the simulated device,
+ * which bench_device_refusal refuses), or a negative errno with @why.
+ */
+int bench_cuda_probe(enum bench_device_kind kind, enum bench_cuda_need need,
+		     char *why, size_t size);
+
+/*
+ * Host functions (BENCH_NOTIFY_HOSTFN): after job @seq's write, stream @i
+ * runs a host function on the driver's thread that writes 1 (8 bytes)
+ * into the eventfd set here (-1: none; set it only with the stream idle).
+ * It makes no CUDA call: "The host function must not make any CUDA API
+ * calls" (CUDA Driver API, cuLaunchHostFunc).
+ */
+void bench_cuda_set_hostfn_fd(struct bench_cuda *c, unsigned int i, int fd);
+
+/* What the host functions saw, summed over the streams since open. */
+struct bench_cuda_hostfn_stats {
+	uint64_t calls;		/* host functions run */
+	uint64_t early;		/* run before their job's word was visible */
+	uint64_t lost;		/* eventfd writes that failed */
+};
+void bench_cuda_hostfn_stats(const struct bench_cuda *c,
+			     struct bench_cuda_hostfn_stats *st);
 
 void bench_cuda_describe(const struct bench_cuda *c,
 			 struct bench_device_info *info);

@@ -27,8 +27,9 @@ static void notify(struct bench_device *dev, struct bench_stream *s)
 	enum bench_notify how = atomic_load(&dev->notify);
 	uint64_t t0;
 
-	/* EVENT is the CUDA producer's: its stream records the event. */
-	if (how == BENCH_NOTIFY_NONE || how == BENCH_NOTIFY_EVENT)
+	/* EVENT and HOSTFN are the CUDA producer's: its stream does them. */
+	if (how == BENCH_NOTIFY_NONE || how == BENCH_NOTIFY_EVENT ||
+	    how == BENCH_NOTIFY_HOSTFN)
 		return;
 	t0 = bench_thread_cpu_ns();
 	if (how == BENCH_NOTIFY_FUTEX) {
@@ -237,8 +238,7 @@ static uint64_t cuda_launch(struct bench_device *dev, unsigned int stream,
 	atomic_store(&s->due_ns, due);
 	atomic_store(&s->due_seq, seq);
 	if (bench_cuda_launch(dev->cuda, stream, seq, duration_ns,
-			      atomic_load(&dev->notify) == BENCH_NOTIFY_EVENT,
-			      why, sizeof(why)))
+			      atomic_load(&dev->notify), why, sizeof(why)))
 		note_failure(dev, why);
 	return due;
 }

@@ -63,6 +63,7 @@ enum bench_notify {
 	BENCH_NOTIFY_FUTEX,	/* bump ->event and wake its waiters */
 	BENCH_NOTIFY_VGEM,	/* signal the stream's vgem fence */
 	BENCH_NOTIFY_EVENT,	/* CUDA: record the stream's event after the write */
+	BENCH_NOTIFY_HOSTFN,	/* CUDA: enqueue a host function after the write */
 };
 
 /* What a run reports about its producer (the JSON env, the table header). */

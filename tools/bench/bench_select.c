@@ -10,7 +10,8 @@ const char *bench_device_refusal(enum bench_device_kind kind,
 				 const struct bench_strategy *st)
 {
 	if (kind == BENCH_DEVICE_SIM)
-		return NULL;
+		return st->gpu_only ? "waits through the CUDA driver: needs a "
+				      "CUDA GPU (--device cuda)" : NULL;
 	if (!strcmp(st->family, "oracle"))
 		return "needs each job's true completion time, which a real "
 		       "device does not know in advance (simulated device only)";

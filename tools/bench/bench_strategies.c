@@ -22,6 +22,13 @@ const char *const bench_strategy_help[] = {
 	"reactor-spin  cuda-async's design: one scanner thread over every armed",
 	"              slot, spinning 10,000 passes then yielding, parking when",
 	"              nothing is armed; it wakes the blocked waiter",
+	"cuda-scanner  --device cuda: reactor-spin's scanner thread polling each",
+	"              pending stream's event with cuEventQuery, yielding after",
+	"              every pass without a completion; it wakes the waiter",
+	"cuda-hostfunc --device cuda: cuLaunchHostFunc after each job writes an",
+	"              eventfd from the driver's thread; the waiter polls it",
+	"cuda-hostfunc-v2  cuLaunchHostFunc_v2 (CUDA 13.2): not declared, its",
+	"              signature is not documented in what this build had",
 	"lib-reap      libgpuar's kernel port, a plain blocking gpuar_reap()",
 	"user-imminent libgpuar's user port with GPUAR_PORT_IMMINENT in epoll",
 	"kport-epoll-imminent  the module's port with GPUAR_PORT_IMMINENT in",
@@ -77,7 +84,8 @@ size_t bench_strategies(const struct bench_config *cfg,
 	static char names[BENCH_MARGINS_MAX][32];
 	const struct bench_strategy *const head[] = {
 		&bench_strat_spin, &bench_strat_sleep_poll, &bench_strat_futex_wake,
-		&bench_strat_reactor_spin,
+		&bench_strat_reactor_spin, &bench_strat_cuda_scanner,
+		&bench_strat_cuda_hostfunc, &bench_strat_cuda_hostfunc_v2,
 	};
 	const struct bench_strategy *const tail[] = {
 		&bench_strat_user_predict, &bench_strat_user_imminent,

@@ -79,6 +79,7 @@ struct bench_strategy {
 	const char *family;	/* the name without a parameter ("oracle") */
 	const char *engine;	/* "bench" (its own loop), "user" or "kernel" */
 	uint64_t param;		/* oracle margin (ns) */
+	bool gpu_only;		/* waits through a CUDA API: --device cuda only */
 	enum bench_notify notify;	/* what the device does after a store */
 	/* 0 when it can run here; else a reason ("/dev/gpuar not present"). */
 	int (*probe)(const struct bench_config *cfg, char *why, size_t size);
@@ -136,5 +137,8 @@ extern const struct bench_strategy bench_strat_kport_epoll_imminent;
 extern const struct bench_strategy bench_strat_kport_uring_imminent;
 extern const struct bench_strategy bench_strat_user_imminent;
 extern const struct bench_strategy bench_strat_reactor_spin;
+extern const struct bench_strategy bench_strat_cuda_scanner;
+extern const struct bench_strategy bench_strat_cuda_hostfunc;
+extern const struct bench_strategy bench_strat_cuda_hostfunc_v2;
 
 #endif /* GPUAR_BENCH_STRATEGY_H */

@@ -9,6 +9,16 @@
  * Its latency is a scan plus a wake-up; its CPU, the scanner's core
  * whenever anything is armed: the baseline a kernel port's CPU is
  * measured against. The scanner's unparks are counted as wake-ups.
+ *
+ * cuda-scanner (--device cuda) is the same reactor over real streams, as
+ * a library without gpuar's lines must build it: the producer records
+ * each stream's event after the job's write, and the scanner polls every
+ * pending stream's event with cuEventQuery, yielding the CPU after each
+ * pass that completed nothing (a driver query per slot makes a pass far
+ * dearer than a load; a busier pace would only burn the core). Its thread
+ * makes the producer's context current first. A query's error completes
+ * the wait as an error with the driver's reason: a dead stream is not
+ * waited for forever.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +29,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
+#include "bench_cuda.h"
 #include "bench_futex.h"
 #include "bench_strategy.h"
 #include "bench_word.h"
@@ -26,15 +37,32 @@
 /* cuda-async's SPIN_PASSES: scans without a completion before a yield. */
 #define REACTOR_SPIN_PASSES 10000
 
+/* cuda-scanner: passes without a completion before a yield. */
+#define SCANNER_SPIN_PASSES 1
+
+/* What a reactor checks, and how long it spins before it yields. */
+struct reactor_kind {
+	bool events;		/* cuEventQuery of the stream's event, not the word */
+	unsigned int spin_passes;
+};
+
+static const struct reactor_kind reactor_words = { false, REACTOR_SPIN_PASSES };
+static const struct reactor_kind reactor_events = { true, SCANNER_SPIN_PASSES };
+
 struct slot {
 	const uint64_t *word;
 	uint64_t target;
 	atomic_bool armed;
 	atomic_bool done;	/* disarmed by a completion: the waiter's */
+	atomic_bool failed;	/* ... by an error, named in reactor.why */
 };
 
 struct reactor {
 	struct bench_ctx *ctx;
+	const struct reactor_kind *kind;
+	bool attach_failed;		/* the scanner's context: every slot fails */
+	char why[BENCH_CUDA_WHY_MAX];	/* the scanner's first error */
+	atomic_bool why_set;
 	struct slot slot[BENCH_MAX_STREAMS];
 	atomic_uint armed;		/* slots armed */
 	atomic_uint park_gen;		/* bumped to unpark the scanner */
@@ -52,6 +80,38 @@ static void reactor_plan(const struct bench_strategy *st,
 	snprintf(buf, size, "reactor:spin_passes=%d", REACTOR_SPIN_PASSES);
 }
 
+static void scanner_plan(const struct bench_strategy *st,
+			 const struct bench_config *cfg, char *buf, size_t size)
+{
+	(void)st;
+	(void)cfg;
+	snprintf(buf, size, "scanner:cuEventQuery,spin_passes=%d",
+		 SCANNER_SPIN_PASSES);
+}
+
+/* Slot @i's check: 1 done, 0 not yet, -1 failed (the reason in r->why). */
+static int check(struct reactor *r, unsigned int i)
+{
+	struct slot *s = &r->slot[i];
+	char why[BENCH_CUDA_WHY_MAX];
+	int done;
+
+	if (!r->kind->events)
+		return bench_word_reached(s->word, s->target);
+	if (r->attach_failed)
+		return -1;
+	done = bench_cuda_event_query(r->ctx->dev->cuda, i, s->target, why,
+				      sizeof(why));
+	if (done >= 0)
+		return done;
+	/* Only the scanner writes why; the waiter reads it after a done. */
+	if (!atomic_load(&r->why_set)) {
+		snprintf(r->why, sizeof(r->why), "%s", why);
+		atomic_store(&r->why_set, true);
+	}
+	return -1;
+}
+
 /* One pass over the slots; true when one completed. */
 static bool scan(struct reactor *r)
 {
@@ -59,10 +119,12 @@ static bool scan(struct reactor *r)
 
 	for (unsigned int i = 0; i < r->ctx->dev->streams; i++) {
 		struct slot *s = &r->slot[i];
+		int done;
 
 		if (!atomic_load_explicit(&s->armed, memory_order_acquire) ||
-		    !bench_word_reached(s->word, s->target))
+		    !(done = check(r, i)))
 			continue;
+		atomic_store(&s->failed, done < 0);
 		atomic_store(&s->armed, false);
 		atomic_store(&s->done, true);
 		atomic_fetch_sub(&r->armed, 1);
@@ -81,6 +143,12 @@ static void *reactor_main(void *arg)
 	struct reactor *r = arg;
 	unsigned int idle_passes = 0;
 
+	/* The events' context, current here as on the producer's thread. */
+	if (r->kind->events &&
+	    bench_cuda_attach(r->ctx->dev->cuda, r->why, sizeof(r->why))) {
+		r->attach_failed = true;
+		atomic_store(&r->why_set, true);
+	}
 	while (!atomic_load(&r->stop)) {
 		unsigned int gen = atomic_load(&r->park_gen);
 
@@ -93,24 +161,26 @@ static void *reactor_main(void *arg)
 		}
 		if (scan(r)) {
 			idle_passes = 0;
-		} else if (++idle_passes >= REACTOR_SPIN_PASSES) {
+		} else if (++idle_passes >= r->kind->spin_passes) {
 			sched_yield();
 			idle_passes = 0;
 		}
 	}
+	if (r->kind->events && !r->attach_failed)
+		bench_cuda_detach(r->ctx->dev->cuda);
 	return NULL;
 }
 
-static int reactor_open(const struct bench_strategy *st, struct bench_ctx *ctx,
-			void **state, char *why, size_t size)
+static int reactor_start(const struct reactor_kind *kind, struct bench_ctx *ctx,
+			 void **state, char *why, size_t size)
 {
 	struct reactor *r = calloc(1, sizeof(*r));
 	int err;
 
-	(void)st;
 	if (!r)
 		return -ENOMEM;
 	r->ctx = ctx;
+	r->kind = kind;
 	err = -pthread_create(&r->thread, NULL, reactor_main, r);
 	if (err) {
 		snprintf(why, size, "pthread_create: %s", strerror(-err));
@@ -119,6 +189,28 @@ static int reactor_open(const struct bench_strategy *st, struct bench_ctx *ctx,
 	}
 	*state = r;
 	return 0;
+}
+
+static int reactor_open(const struct bench_strategy *st, struct bench_ctx *ctx,
+			void **state, char *why, size_t size)
+{
+	(void)st;
+	return reactor_start(&reactor_words, ctx, state, why, size);
+}
+
+static int scanner_open(const struct bench_strategy *st, struct bench_ctx *ctx,
+			void **state, char *why, size_t size)
+{
+	int err = bench_cuda_has(ctx->dev, BENCH_CUDA_NEED_EVENT_QUERY, why, size);
+
+	(void)st;
+	return err ? err : reactor_start(&reactor_events, ctx, state, why, size);
+}
+
+static int scanner_probe(const struct bench_config *cfg, char *why, size_t size)
+{
+	return bench_cuda_probe(cfg->device, BENCH_CUDA_NEED_EVENT_QUERY, why,
+				size);
 }
 
 static int reactor_submit(void *state, struct bench_ctx *ctx, unsigned int stream,
@@ -157,8 +249,11 @@ static int reactor_wait(void *state, struct bench_ctx *ctx,
 			done[n].stream = i;
 			done[n].seen_ns = now;
 			done[n].complete_ns = 0;
-			done[n].error = !bench_word_reached(ctx->dev->stream[i].line,
+			done[n].error = atomic_load(&r->slot[i].failed) ||
+					!bench_word_reached(ctx->dev->stream[i].line,
 							    ctx->target[i]);
+			if (atomic_load(&r->slot[i].failed))
+				bench_note_error(ctx, "%s", r->why);
 			ctx->target[i] = 0;
 			n++;
 		}
@@ -192,6 +287,20 @@ const struct bench_strategy bench_strat_reactor_spin = {
 	.engine = "bench",
 	.plan = reactor_plan,
 	.open = reactor_open,
+	.submit = reactor_submit,
+	.wait = reactor_wait,
+	.close = reactor_close,
+};
+
+const struct bench_strategy bench_strat_cuda_scanner = {
+	.name = "cuda-scanner",
+	.family = "cuda-scanner",
+	.engine = "bench",
+	.gpu_only = true,
+	.notify = BENCH_NOTIFY_EVENT,
+	.probe = scanner_probe,
+	.plan = scanner_plan,
+	.open = scanner_open,
 	.submit = reactor_submit,
 	.wait = reactor_wait,
 	.close = reactor_close,
