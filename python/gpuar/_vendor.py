@@ -57,13 +57,23 @@ class _Slot:
     def __init__(self, line, index):
         self.line, self.index, self.pending = line, index, 0
 
+    def landed(self):
+        """The slot's word reached the last number recorded into it: no
+        store of the stream it served is pending (gpuar_reached)."""
+        word = lib.gpuar_vendor_line_words(self.line)[self.index]
+        last = lib.gpuar_vendor_line_sequence(self.line, self.index)
+        return (word - last) % (1 << 64) < (1 << 63)
+
 
 class Backend:
     """One device of a vendor backend, with its own port.
 
     Each stream (or event) being awaited gets a slot of a device-registered
-    line; a slot returns to the pool once no await on it is pending (its
-    stores have all landed then), so any number of streams may come and go.
+    line; a slot returns to the pool once no await on it is pending and its
+    word has reached the last number recorded into it, so any number of
+    streams may come and go. An await cancelled before its store landed
+    (asyncio.wait_for running out) leaves the slot bound to its stream
+    until the store lands: another stream would be refused it (EBUSY).
     """
 
     prefix = None           # "gpuar_cuda" / "gpuar_hip"
@@ -97,6 +107,8 @@ class Backend:
         slot = self._busy.get(handle)
         if slot is None:
             if not self._free:
+                self._reclaim()
+            if not self._free:
                 self._grow()
             slot = self._busy[handle] = self._free.pop()
         slot.pending += 1
@@ -104,9 +116,17 @@ class Backend:
 
     def _release(self, handle, slot):
         slot.pending -= 1
-        if slot.pending == 0:
+        if slot.pending == 0 and self._handle and slot.landed():
             del self._busy[handle]
             self._free.append(slot)
+
+    def _reclaim(self):
+        """Return the slots whose stores landed after their last await
+        ended (a cancelled one) to the pool."""
+        for handle, slot in list(self._busy.items()):
+            if slot.pending == 0 and slot.landed():
+                del self._busy[handle]
+                self._free.append(slot)
 
     def _grow(self):
         line = ctypes.c_void_p()

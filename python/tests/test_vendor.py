@@ -183,6 +183,30 @@ def test_cancelling_a_stream_await(double, backend):
     assert backend.port.stats()["outcomes"][gpuar.CANCELLED] == 1
 
 
+def test_a_timed_out_await_keeps_its_slot_until_its_store_lands(double,
+                                                                 backend):
+    # L3-13: wait_for cancels A's await while A's store is still pending.
+    # Handing A's slot to B would get B refused (EBUSY, "slot 0 still has
+    # stores pending from another stream"); B gets another slot, and A's
+    # slot returns to the pool once its store has landed.
+    a, b = double.stream(), double.stream()
+    double.work(a, 200_000_000)
+
+    async def main():
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(backend.stream_done(a, plan=PLAN), 0.02)
+        rec_b = await backend.stream_done(b, plan=PLAN)
+        await asyncio.sleep(0.3)        # A's work ends, its store lands
+        rest = [double.stream() for _ in range(8)]
+        return rec_b, await asyncio.gather(
+            *(backend.stream_done(s, plan=PLAN) for s in rest))
+
+    rec_b, records = run(main())
+    assert rec_b.status == 0
+    assert [r.status for r in records] == [0] * 8
+    assert backend.port.stats()["lines"] == 1
+
+
 def test_more_streams_than_a_line_has_slots(double, backend):
     streams = [double.stream() for _ in range(20)]
     for i, s in enumerate(streams):
