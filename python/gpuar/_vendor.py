@@ -3,14 +3,13 @@
 records are reaped through the backend (so a stream's failure becomes an
 error with the vendor's code), and slots handed to streams."""
 import ctypes
-import errno
 import warnings
 
 from . import _structs as S
 from ._lib import has, lib
 from .errors import GpuarError, check, new_diag
 from .plan import as_plan
-from .port import DEFAULT_PLAN, REAP_BATCH, Port
+from .port import DEFAULT_PLAN, Port
 from .record import Record
 
 LINE_FREE_TIMEOUT_NS = 1_000_000_000
@@ -29,26 +28,23 @@ def handle_of(obj, attr):
 
 
 class _VendorPort(Port):
+    _reap_item = S.VendorCompletion
+
     def __init__(self, backend, **kw):
         self._backend = backend
-        self._completions = (S.VendorCompletion * REAP_BATCH)()
         super().__init__(**kw)
 
-    def _reap_into(self, count):
+    def _reap_into(self, items, count):
         diag = new_diag()
-        ret = getattr(lib, self._backend.prefix + "_reap")(
-            self._backend._handle, self._h, self._completions, count, 0,
-            ctypes.byref(diag))
+        call = self._backend.prefix + "_reap"
+        ret = getattr(lib, call)(self._backend._handle, self._h, items,
+                                 count, 0, ctypes.byref(diag))
         self._backend.last_diag = diag
-        return ret
+        return ret, call, diag
 
-    def reap(self, max_records=REAP_BATCH):
-        ret = self._reap_into(min(max_records, REAP_BATCH))
-        if ret == -errno.EAGAIN:
-            return []
-        check(ret, self._backend.prefix + "_reap", self._backend.last_diag)
-        return [Record.from_c(c.record, c.vendor_status, c.vendor_name)
-                for c in self._completions[:ret]]
+    @staticmethod
+    def _record_of(item):
+        return Record.from_c(item.record, item.vendor_status, item.vendor_name)
 
 
 class _Slot:
