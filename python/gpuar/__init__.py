@@ -16,7 +16,7 @@ CUDA and HIP streams: gpuar.cuda.stream_done(handle),
 gpuar.hip.stream_done(handle).
 """
 from ._lib import lib as _lib
-from .errors import GpuarError
+from .errors import GpuarError, PortClosedError
 from .plan import Plan
 from .port import DEFAULT_PLAN, Line, Port
 from .record import (CANCELLED, EXACT, FENCE, IMMEDIATE, LATE, TIMEOUT,
@@ -37,7 +37,7 @@ def now_ns():
     return _lib.gpuar_now_ns()
 
 
-__all__ = ["GpuarError", "Plan", "Port", "Line", "Record", "SoftProducer",
+__all__ = ["GpuarError", "PortClosedError", "Plan", "Port", "Line", "Record", "SoftProducer",
            "DEFAULT_PLAN", "IMMEDIATE", "EXACT", "LATE", "FENCE", "TIMEOUT",
            "CANCELLED", "E_INVALID_PLAN", "E_BACKEND", "E_ENGINE_UNAVAILABLE",
            "E_INVALID_ARGUMENT", "now_ns"]

@@ -7,7 +7,7 @@ import warnings
 
 from . import _structs as S
 from ._lib import has, lib
-from .errors import GpuarError, check, new_diag
+from .errors import GpuarError, PortClosedError, check, new_diag
 from .plan import as_plan
 from .port import DEFAULT_PLAN, Port
 from .record import Record
@@ -135,6 +135,8 @@ class Backend:
                           for i in reversed(range(S.LINE_SLOTS)))
 
     async def _await(self, call, handle, plan, point):
+        if not self._handle:
+            raise PortClosedError(call=f"{self.prefix}: backend closed")
         slot = self._slot_for(handle)
         user_data = self.port.next_user_data()
         plan_c = as_plan(plan)._c
@@ -176,11 +178,14 @@ class Backend:
     def close(self):
         """Cancel what is pending, free the lines (each waits, up to a
         second, for the device to stop touching it), then the port and the
-        backend. Lines go first: they belong to the port."""
+        backend. Lines go first: they belong to the port. Tasks awaiting
+        the backend get PortClosedError, also where the port is kept."""
         if not self._handle:
             return
         if self.port._handle:
-            for user_data in list(self.port._reactor.awaits):
+            awaited = list(self.port._reactor.awaits)
+            self.port._reactor.close()
+            for user_data in awaited:
                 try:
                     self.port.cancel(user_data)
                 except GpuarError:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """GpuarError: a failed call, with gpuar's coded error and the errno."""
+import errno
 import os
 
 from . import _structs as S
@@ -25,6 +26,15 @@ class GpuarError(OSError):
         super().__init__(err, text)
 
 
+class PortClosedError(GpuarError):
+    """The port is closed (errno EBADF): a call on it, or an await or
+    `async for` step that was pending when it closed. Not CancelledError:
+    the awaiting task itself was not cancelled."""
+
+    def __init__(self, call="port closed"):
+        super().__init__(errno.EBADF, call=call)
+
+
 def check(ret, call, diag=None):
     """Return @ret, or raise GpuarError for a negative return."""
     if ret >= 0:
@@ -39,4 +49,4 @@ def new_diag():
     return S.Error()
 
 
-__all__ = ["GpuarError", "check", "new_diag"]
+__all__ = ["GpuarError", "PortClosedError", "check", "new_diag"]

@@ -7,7 +7,7 @@ import itertools
 from . import _structs as S
 from ._lib import lib
 from ._reactor import Reactor
-from .errors import GpuarError, check, new_diag
+from .errors import PortClosedError, check, new_diag
 from .plan import as_plan
 from .record import Record
 
@@ -174,8 +174,8 @@ class Port:
         return out
 
     def close(self):
-        """Cancel every pending wait (awaiting tasks get CancelledError) and
-        close the fd."""
+        """Cancel every pending wait and close the fd. Tasks awaiting the
+        port get PortClosedError (errno EBADF), `async for` over it ends."""
         if self._handle:
             self._reactor.close()
             lib.gpuar_port_close(self._handle)
@@ -184,7 +184,7 @@ class Port:
     @property
     def _h(self):
         if not self._handle:
-            raise GpuarError(errno.EBADF, call="port closed")
+            raise PortClosedError()
         return self._handle
 
     def __enter__(self):

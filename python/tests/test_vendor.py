@@ -207,6 +207,29 @@ def test_a_timed_out_await_keeps_its_slot_until_its_store_lands(double,
     assert backend.port.stats()["lines"] == 1
 
 
+def test_a_backend_closed_with_a_line_it_must_keep_ends_its_awaits(
+        double, backend, monkeypatch):
+    # L3-17: the line's store is pending past line_free's timeout, so
+    # close() keeps the port (and the line) open; the task awaiting the
+    # stream gets PortClosedError instead of waiting forever.
+    import gpuar._vendor
+    monkeypatch.setattr(gpuar._vendor, "LINE_FREE_TIMEOUT_NS", 1_000_000)
+    s = double.stream()
+    double.work(s, 200_000_000)
+
+    async def main():
+        task = asyncio.create_task(backend.stream_done(s, plan=PLAN))
+        await asyncio.sleep(0.01)
+        with pytest.warns(ResourceWarning):
+            backend.close()
+        with pytest.raises(gpuar.PortClosedError):
+            await asyncio.wait_for(task, 1)
+        with pytest.raises(gpuar.PortClosedError):
+            await backend.stream_done(s)
+
+    run(main())
+
+
 def test_more_streams_than_a_line_has_slots(double, backend):
     streams = [double.stream() for _ in range(20)]
     for i, s in enumerate(streams):
