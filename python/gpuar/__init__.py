@@ -16,18 +16,13 @@ CUDA and HIP streams: gpuar.cuda.stream_done(handle),
 gpuar.hip.stream_done(handle).
 """
 from ._lib import lib as _lib
-from .errors import GpuarError, PortClosedError
+from .errors import (E_BACKEND, E_ENGINE_UNAVAILABLE, E_INVALID_ARGUMENT,
+                     E_INVALID_PLAN, GpuarError, PortClosedError)
 from .plan import Plan
 from .port import DEFAULT_PLAN, Line, Port
 from .record import (CANCELLED, EXACT, FENCE, IMMEDIATE, LATE, TIMEOUT,
                      Record)
 from .soft import SoftProducer
-
-# enum gpuar_code (<gpuar/codes.h>), the numbers GpuarError.code carries
-E_INVALID_PLAN = 1
-E_BACKEND = 8
-E_ENGINE_UNAVAILABLE = 10
-E_INVALID_ARGUMENT = 13
 
 __version__ = _lib.gpuar_version().decode()
 

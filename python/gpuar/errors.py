@@ -6,6 +6,12 @@ import os
 from . import _structs as S
 from ._lib import lib
 
+# enum gpuar_code (<gpuar/codes.h>), the numbers GpuarError.code carries
+E_INVALID_PLAN = 1
+E_BACKEND = 8
+E_ENGINE_UNAVAILABLE = 10
+E_INVALID_ARGUMENT = 13
+
 
 class GpuarError(OSError):
     """A libgpuar call failed.

@@ -8,7 +8,7 @@ from . import _structs as S
 from ._lib import lib
 from ._reactor import Reactor
 from .errors import PortClosedError, check, new_diag
-from .plan import as_plan
+from .plan import as_plan, await_plan
 from .record import Record
 
 ENGINES = {"auto": 0, "kernel": 1, "user": 2}
@@ -205,7 +205,7 @@ class Port:
         start (a word cannot fail: bound the wait with asyncio.wait_for)."""
         wait = S.WordWait(user_data=self.next_user_data(), target=target,
                           point=point, line=line.id, slot=slot,
-                          plan=as_plan(plan)._c)
+                          plan=await_plan(plan, "wait")._c)
         return await self._reactor.await_submitted(
             wait.user_data, lambda: self._submit(wait),
             resubmit=lambda start_ns: self._resubmit(wait, start_ns))

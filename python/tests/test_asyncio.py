@@ -179,6 +179,18 @@ def test_closing_the_port_ends_awaiting_tasks(port):
     run(main())
 
 
+def test_a_block_plan_is_refused_with_a_clear_error(port):
+    # L3-15: block waits in the calling thread, the loop's.
+    async def main():
+        await port.wait(port.line(), 0, 1, plan="block")
+
+    with pytest.raises(gpuar.GpuarError) as info:
+        run(main())
+    assert info.value.errno == errno.EINVAL
+    assert info.value.code == gpuar.E_INVALID_PLAN
+    assert "event loop" in str(info.value)
+
+
 def test_a_failed_cancel_still_ends_the_task_cancelled(port, monkeypatch,
                                                         caplog):
     # L3-17: an error from gpuar_cancel while a task is being cancelled is
