@@ -16,18 +16,13 @@ CUDA and HIP streams: gpuar.cuda.stream_done(handle),
 gpuar.hip.stream_done(handle).
 """
 from ._lib import lib as _lib
-from .errors import GpuarError
+from .errors import (E_BACKEND, E_ENGINE_UNAVAILABLE, E_INVALID_ARGUMENT,
+                     E_INVALID_PLAN, GpuarError, PortClosedError)
 from .plan import Plan
 from .port import DEFAULT_PLAN, Line, Port
 from .record import (CANCELLED, EXACT, FENCE, IMMEDIATE, LATE, TIMEOUT,
                      Record)
 from .soft import SoftProducer
-
-# enum gpuar_code (<gpuar/codes.h>), the numbers GpuarError.code carries
-E_INVALID_PLAN = 1
-E_BACKEND = 8
-E_ENGINE_UNAVAILABLE = 10
-E_INVALID_ARGUMENT = 13
 
 __version__ = _lib.gpuar_version().decode()
 
@@ -37,7 +32,7 @@ def now_ns():
     return _lib.gpuar_now_ns()
 
 
-__all__ = ["GpuarError", "Plan", "Port", "Line", "Record", "SoftProducer",
+__all__ = ["GpuarError", "PortClosedError", "Plan", "Port", "Line", "Record", "SoftProducer",
            "DEFAULT_PLAN", "IMMEDIATE", "EXACT", "LATE", "FENCE", "TIMEOUT",
            "CANCELLED", "E_INVALID_PLAN", "E_BACKEND", "E_ENGINE_UNAVAILABLE",
            "E_INVALID_ARGUMENT", "now_ns"]

@@ -4,8 +4,10 @@
 GPUAR_LIBRARY, when set, names the library to load (a build tree's
 build/lib/libgpuar.so.0); otherwise the installed libgpuar.so.0 is found
 the ordinary way (ld.so.cache, LD_LIBRARY_PATH). Every call the binding
-makes is non-blocking (timeouts of 0), so ctypes releasing the GIL around
-it never leaves a thread parked inside the library.
+makes from a coroutine is non-blocking (timeouts of 0), so ctypes
+releasing the GIL around it never leaves a thread parked inside the
+library; the vendor backends' open and line frees, which block, run in
+the loop's executor (Backend.open, aclose, the module-level awaits).
 """
 import ctypes
 import os

@@ -7,13 +7,19 @@ ready record without blocking, then hands each record to the task awaiting
 its user_data, or to `async for` over the port when no task claimed it.
 The reader is registered only while someone waits, so an idle port costs
 the loop nothing. Nothing here blocks: every libgpuar call has timeout 0.
+Closing ends what is pending: awaits raise PortClosedError, `async for`
+ends.
 """
 import asyncio
 import collections
 import errno
+import logging
 
-from .errors import GpuarError
+from .errors import GpuarError, PortClosedError
 from .record import TIMEOUT
+
+_log = logging.getLogger("gpuar")
+_CLOSED = object()          # an `async for` step's result: the port closed
 
 
 class _Await:
@@ -33,6 +39,7 @@ class Reactor:
         self.dropped = set()        # user_data of cancelled awaits
         self.unclaimed = collections.deque()
         self.listeners = []         # futures of `async for` steps
+        self.closed = False
 
     # ------------------------------------------------------------ the loop
     def _bind(self):
@@ -122,6 +129,8 @@ class Reactor:
         """Submit (a callable that submits a wait carrying @user_data) and
         await its record."""
         loop = self._bind()
+        if self.closed:
+            raise PortClosedError()
         submit()
         fut = loop.create_future()
         self.awaits[user_data] = _Await(fut, resubmit)
@@ -133,6 +142,9 @@ class Reactor:
             raise
 
     def _cancel(self, user_data):
+        """The awaiting task is being cancelled: cancel its wait. Runs in
+        an `except CancelledError`, so a failure is logged, never raised
+        in the cancellation's place."""
         if self.awaits.pop(user_data, None) is None or not self.port._handle:
             return
         try:
@@ -141,19 +153,23 @@ class Reactor:
             if exc.errno == errno.ENOENT:
                 return          # nothing pending, no record will come
             if exc.errno != errno.EALREADY:
-                raise
+                _log.warning("gpuar: cancelling the wait of user_data %d "
+                             "failed (its record is dropped if it comes): "
+                             "%s", user_data, exc)
         # A CANCELLED record, or the completion that won the race, is queued
         # or on its way: the reader (still registered) reaps and drops it.
         self.dropped.add(user_data)
 
     async def records(self):
         """Records of waits no task awaits (Port.submit), in completion
-        order, forever: break out of the loop to stop."""
+        order, until the port closes: break out of the loop to stop."""
         loop = self._bind()
         while True:
             if self.unclaimed:
                 yield self.unclaimed.popleft()
                 continue
+            if self.closed:
+                return
             fut = loop.create_future()
             self.listeners.append(fut)
             self._start_reading()
@@ -168,15 +184,21 @@ class Reactor:
             finally:
                 if self._idle() and not self.dropped:
                     self._stop_reading()
+            if rec is _CLOSED:
+                return
             yield rec
 
     def close(self):
-        """The port is closing: its waits end without records."""
+        """The port is closing (or its backend keeps it but is closed): its
+        awaits raise PortClosedError, `async for` ends; later ones too."""
+        self.closed = True
         for pending in self.awaits.values():
-            pending.future.cancel()
+            if not pending.future.done():
+                pending.future.set_exception(PortClosedError())
         self.awaits.clear()
         for fut in self.listeners:
-            fut.cancel()
+            if not fut.done():
+                fut.set_result(_CLOSED)
         self.listeners.clear()
         self.dropped.clear()
         if self.loop is not None:

@@ -2,15 +2,17 @@
 """What the CUDA and HIP bindings share: a backend handle, a port whose
 records are reaped through the backend (so a stream's failure becomes an
 error with the vendor's code), and slots handed to streams."""
+import asyncio
 import ctypes
-import errno
+import functools
+import threading
 import warnings
 
 from . import _structs as S
 from ._lib import has, lib
-from .errors import GpuarError, check, new_diag
-from .plan import as_plan
-from .port import DEFAULT_PLAN, REAP_BATCH, Port
+from .errors import GpuarError, PortClosedError, check, new_diag
+from .plan import await_plan
+from .port import DEFAULT_PLAN, Port
 from .record import Record
 
 LINE_FREE_TIMEOUT_NS = 1_000_000_000
@@ -29,26 +31,23 @@ def handle_of(obj, attr):
 
 
 class _VendorPort(Port):
+    _reap_item = S.VendorCompletion
+
     def __init__(self, backend, **kw):
         self._backend = backend
-        self._completions = (S.VendorCompletion * REAP_BATCH)()
         super().__init__(**kw)
 
-    def _reap_into(self, count):
+    def _reap_into(self, items, count):
         diag = new_diag()
-        ret = getattr(lib, self._backend.prefix + "_reap")(
-            self._backend._handle, self._h, self._completions, count, 0,
-            ctypes.byref(diag))
+        call = self._backend.prefix + "_reap"
+        ret = getattr(lib, call)(self._backend._handle, self._h, items,
+                                 count, 0, ctypes.byref(diag))
         self._backend.last_diag = diag
-        return ret
+        return ret, call, diag
 
-    def reap(self, max_records=REAP_BATCH):
-        ret = self._reap_into(min(max_records, REAP_BATCH))
-        if ret == -errno.EAGAIN:
-            return []
-        check(ret, self._backend.prefix + "_reap", self._backend.last_diag)
-        return [Record.from_c(c.record, c.vendor_status, c.vendor_name)
-                for c in self._completions[:ret]]
+    @staticmethod
+    def _record_of(item):
+        return Record.from_c(item.record, item.vendor_status, item.vendor_name)
 
 
 class _Slot:
@@ -57,13 +56,28 @@ class _Slot:
     def __init__(self, line, index):
         self.line, self.index, self.pending = line, index, 0
 
+    def landed(self):
+        """The slot's word reached the last number recorded into it: no
+        store of the stream it served is pending (gpuar_reached)."""
+        word = lib.gpuar_vendor_line_words(self.line)[self.index]
+        last = lib.gpuar_vendor_line_sequence(self.line, self.index)
+        return (word - last) % (1 << 64) < (1 << 63)
+
 
 class Backend:
     """One device of a vendor backend, with its own port.
 
     Each stream (or event) being awaited gets a slot of a device-registered
-    line; a slot returns to the pool once no await on it is pending (its
-    stores have all landed then), so any number of streams may come and go.
+    line; a slot returns to the pool once no await on it is pending and its
+    word has reached the last number recorded into it, so any number of
+    streams may come and go. An await cancelled before its store landed
+    (asyncio.wait_for running out) leaves the slot bound to its stream
+    until the store lands: another stream would be refused it (EBUSY).
+
+    Opening (the driver's init and the primary context's retain, often
+    hundreds of ms) and closing (freeing lines: up to a second each) block:
+    in a coroutine, `await Cuda.open(...)` and `await backend.aclose()`
+    (or `async with`) run them in the loop's default executor.
     """
 
     prefix = None           # "gpuar_cuda" / "gpuar_hip"
@@ -81,6 +95,14 @@ class Backend:
         self._lines = []
         self._free = []
         self._busy = {}         # handle -> _Slot
+        self._closed = False    # awaits ended; lines may be going
+        self._closing = threading.Lock()    # close() in an executor
+
+    @classmethod
+    async def open(cls, ordinal=0, *, engine="auto"):
+        """The backend, opened in the running loop's default executor."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, functools.partial(cls, ordinal, engine=engine))
 
     def _fn(self, name):
         return getattr(lib, f"{self.prefix}_{name}")
@@ -97,6 +119,8 @@ class Backend:
         slot = self._busy.get(handle)
         if slot is None:
             if not self._free:
+                self._reclaim()
+            if not self._free:
                 self._grow()
             slot = self._busy[handle] = self._free.pop()
         slot.pending += 1
@@ -104,9 +128,17 @@ class Backend:
 
     def _release(self, handle, slot):
         slot.pending -= 1
-        if slot.pending == 0:
+        if slot.pending == 0 and not self._closed and slot.landed():
             del self._busy[handle]
             self._free.append(slot)
+
+    def _reclaim(self):
+        """Return the slots whose stores landed after their last await
+        ended (a cancelled one) to the pool."""
+        for handle, slot in list(self._busy.items()):
+            if slot.pending == 0 and slot.landed():
+                del self._busy[handle]
+                self._free.append(slot)
 
     def _grow(self):
         line = ctypes.c_void_p()
@@ -119,9 +151,11 @@ class Backend:
                           for i in reversed(range(S.LINE_SLOTS)))
 
     async def _await(self, call, handle, plan, point):
+        if self._closed:
+            raise PortClosedError(call=f"{self.prefix}: backend closed")
+        plan_c = await_plan(plan, f"{self.prefix}_{call}")._c
         slot = self._slot_for(handle)
         user_data = self.port.next_user_data()
-        plan_c = as_plan(plan)._c
 
         def submit():
             diag = new_diag()
@@ -160,17 +194,15 @@ class Backend:
     def close(self):
         """Cancel what is pending, free the lines (each waits, up to a
         second, for the device to stop touching it), then the port and the
-        backend. Lines go first: they belong to the port."""
-        if not self._handle:
-            return
-        if self.port._handle:
-            for user_data in list(self.port._reactor.awaits):
-                try:
-                    self.port.cancel(user_data)
-                except GpuarError:
-                    pass        # completed first; reaped below
-            while self.port.reap():
-                pass
+        backend. Lines go first: they belong to the port. Tasks awaiting
+        the backend get PortClosedError, also where the port is kept.
+        Blocks: in a coroutine, await aclose()."""
+        with self._closing:
+            if self._handle:
+                self._close()
+
+    def _close(self):
+        self._end_awaits()
         leaked = []
         for line in self._lines:
             diag = new_diag()
@@ -185,11 +217,35 @@ class Backend:
             _LEAKED_PORTS.append(self.port)
             warnings.warn(f"{self.prefix}: port kept open for lines the "
                           f"device may still use: {'; '.join(leaked)}",
-                          ResourceWarning, stacklevel=2)
+                          ResourceWarning, stacklevel=3)
         else:
             self.port.close()
         self._fn("close")(self._handle)
         self._handle = None
+
+    def _end_awaits(self):
+        """Fail the awaiting tasks (PortClosedError), cancel and drop their
+        waits: in the loop's thread, before the lines go."""
+        self._closed = True
+        if not self.port._handle:
+            return
+        awaited = list(self.port._reactor.awaits)
+        self.port._reactor.close()
+        for user_data in awaited:
+            try:
+                self.port.cancel(user_data)
+            except GpuarError:
+                pass        # completed first; reaped below
+        while self.port.reap():
+            pass
+
+    async def aclose(self):
+        """close() from a coroutine: the awaits end here, in the loop; the
+        lines, port and backend go in the loop's default executor."""
+        if self._handle and not self._closed:
+            self._end_awaits()
+            await asyncio.get_running_loop().run_in_executor(None,
+                                                             self.close)
 
     def __enter__(self):
         return self
@@ -197,29 +253,48 @@ class Backend:
     def __exit__(self, *exc):
         self.close()
 
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()
+
 
 def module_functions(cls):
     """stream_done, event_done and close_default for gpuar.cuda and
     gpuar.hip: awaits on one per-process backend of device 0, opened on
-    first use."""
+    first use in the loop's default executor (never in the loop)."""
     default = []
+    lock = threading.Lock()
 
-    def backend():
-        if not default:
-            default.append(cls(0))
-        return default[0]
+    def open_default():
+        with lock:
+            if not default:
+                default.append(cls(0))
+            return default[0]
+
+    async def backend():
+        if default:
+            return default[0]
+        return await asyncio.get_running_loop().run_in_executor(
+            None, open_default)
 
     async def stream_done(stream, *, plan=DEFAULT_PLAN, point=None):
         """The work enqueued on @stream so far is done (device 0)."""
-        return await backend().stream_done(stream, plan=plan, point=point)
+        return await (await backend()).stream_done(stream, plan=plan,
+                                                   point=point)
 
     async def event_done(event, *, plan=DEFAULT_PLAN, point=None):
         """@event has completed (where the library has event awaits)."""
-        return await backend().event_done(event, plan=plan, point=point)
+        return await (await backend()).event_done(event, plan=plan,
+                                                  point=point)
 
     def close_default():
-        """Close the per-process backend (its port, lines and context)."""
-        if default:
-            default.pop().close()
+        """Close the per-process backend (its port, lines and context).
+        Blocks (a second per line at most): call it outside the loop, or
+        through loop.run_in_executor."""
+        with lock:
+            if default:
+                default.pop().close()
 
     return stream_done, event_done, close_default

@@ -1,9 +1,16 @@
 # SPDX-License-Identifier: MIT
 """GpuarError: a failed call, with gpuar's coded error and the errno."""
+import errno
 import os
 
 from . import _structs as S
 from ._lib import lib
+
+# enum gpuar_code (<gpuar/codes.h>), the numbers GpuarError.code carries
+E_INVALID_PLAN = 1
+E_BACKEND = 8
+E_ENGINE_UNAVAILABLE = 10
+E_INVALID_ARGUMENT = 13
 
 
 class GpuarError(OSError):
@@ -25,6 +32,15 @@ class GpuarError(OSError):
         super().__init__(err, text)
 
 
+class PortClosedError(GpuarError):
+    """The port is closed (errno EBADF): a call on it, or an await or
+    `async for` step that was pending when it closed. Not CancelledError:
+    the awaiting task itself was not cancelled."""
+
+    def __init__(self, call="port closed"):
+        super().__init__(errno.EBADF, call=call)
+
+
 def check(ret, call, diag=None):
     """Return @ret, or raise GpuarError for a negative return."""
     if ret >= 0:
@@ -39,4 +55,4 @@ def new_diag():
     return S.Error()
 
 
-__all__ = ["GpuarError", "check", "new_diag"]
+__all__ = ["GpuarError", "PortClosedError", "check", "new_diag"]

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 """Wait plans: parsed once from text, kept in binary form."""
 import ctypes
+import errno
 
 from . import _structs as S
 from ._lib import lib
-from .errors import check, new_diag
+from .errors import E_INVALID_PLAN, GpuarError, check, new_diag
+
+PARK_BLOCK = 1      # GPUAR_PARK_BLOCK: the vendor's blocking wait
 
 
 class Plan:
@@ -47,3 +50,15 @@ class Plan:
 def as_plan(plan):
     """A Plan from a Plan or its text."""
     return plan if isinstance(plan, Plan) else Plan(plan)
+
+
+def await_plan(plan, call):
+    """as_plan for an await, which refuses block: it would synchronize in
+    the calling thread, the event loop's."""
+    plan = as_plan(plan)
+    if plan._c.park == PARK_BLOCK:
+        raise GpuarError(errno.EINVAL, E_INVALID_PLAN,
+                         "plan block synchronizes in the calling thread, "
+                         "which would stop the event loop: await with a "
+                         "flag or poll plan", call)
+    return plan

@@ -7,8 +7,8 @@ import itertools
 from . import _structs as S
 from ._lib import lib
 from ._reactor import Reactor
-from .errors import GpuarError, check, new_diag
-from .plan import as_plan
+from .errors import PortClosedError, check, new_diag
+from .plan import as_plan, await_plan
 from .record import Record
 
 ENGINES = {"auto": 0, "kernel": 1, "user": 2}
@@ -62,6 +62,13 @@ class Port:
     engine), "kernel" or "user"; strict refuses instead of falling back.
     Use it from one asyncio loop at a time (await port.wait(...),
     async for record in port) or directly (submit/process/reap).
+
+    Threads: the direct calls may come from several threads at once (each
+    reap has its own buffer; the library serializes the port). A record
+    is reaped once, by whichever call gets it: a thread reaping a port an
+    asyncio loop awaits on takes records its tasks wait for. The asyncio
+    side (wait, async for, close while tasks await) belongs to the loop's
+    thread.
     The fd is close-on-exec; in a child forked without exec every call
     raises GpuarError (EPERM): the child opens its own ports.
     """
@@ -84,7 +91,6 @@ class Port:
             lib.gpuar_port_engine(handle)).decode()
         self.fd = lib.gpuar_port_fd(handle)
         self._ids = itertools.count(1)
-        self._records = (S.Record * REAP_BATCH)()
         self._reactor = Reactor(self)
 
     # ------------------------------------------------------------ plain calls
@@ -132,15 +138,26 @@ class Port:
         return check(lib.gpuar_port_process(self._h), "gpuar_port_process")
 
     def reap(self, max_records=REAP_BATCH):
-        """The records ready now (never blocks); [] when none."""
-        ret = self._reap_into(min(max_records, REAP_BATCH))
+        """The records ready now (never blocks); [] when none. Each call
+        reaps into a buffer of its own (ctypes releases the GIL around the
+        C call), so threads may reap one port at once."""
+        count = min(max_records, REAP_BATCH)
+        items = (self._reap_item * count)()
+        ret, call, diag = self._reap_into(items, count)
         if ret == -errno.EAGAIN:
             return []
-        check(ret, "gpuar_reap")
-        return [Record.from_c(self._records[i]) for i in range(ret)]
+        check(ret, call, diag)
+        return [self._record_of(item) for item in items[:ret]]
 
-    def _reap_into(self, count):
-        return lib.gpuar_reap(self._h, self._records, count, 0)
+    _reap_item = S.Record
+
+    def _reap_into(self, items, count):
+        """Reap into @items: (return value, call name, diag or None)."""
+        return lib.gpuar_reap(self._h, items, count, 0), "gpuar_reap", None
+
+    @staticmethod
+    def _record_of(item):
+        return Record.from_c(item)
 
     def stats(self):
         st = S.PortStats(size=ctypes.sizeof(S.PortStats))
@@ -157,8 +174,8 @@ class Port:
         return out
 
     def close(self):
-        """Cancel every pending wait (awaiting tasks get CancelledError) and
-        close the fd."""
+        """Cancel every pending wait and close the fd. Tasks awaiting the
+        port get PortClosedError (errno EBADF), `async for` over it ends."""
         if self._handle:
             self._reactor.close()
             lib.gpuar_port_close(self._handle)
@@ -167,7 +184,7 @@ class Port:
     @property
     def _h(self):
         if not self._handle:
-            raise GpuarError(errno.EBADF, call="port closed")
+            raise PortClosedError()
         return self._handle
 
     def __enter__(self):
@@ -188,7 +205,7 @@ class Port:
         start (a word cannot fail: bound the wait with asyncio.wait_for)."""
         wait = S.WordWait(user_data=self.next_user_data(), target=target,
                           point=point, line=line.id, slot=slot,
-                          plan=as_plan(plan)._c)
+                          plan=await_plan(plan, "wait")._c)
         return await self._reactor.await_submitted(
             wait.user_data, lambda: self._submit(wait),
             resubmit=lambda start_ns: self._resubmit(wait, start_ns))

@@ -2,6 +2,7 @@
 """The port on an asyncio loop: awaits, `async for`, cancellation, many
 awaits at once, a loop that never blocks, Ctrl-C."""
 import asyncio
+import errno
 import os
 import signal
 import subprocess
@@ -154,15 +155,60 @@ def test_the_loop_keeps_running_while_a_wait_is_pending(port, producer):
 
 
 def test_closing_the_port_ends_awaiting_tasks(port):
+    # L3-17: the awaiting task gets PortClosedError (a GpuarError, EBADF),
+    # not CancelledError, which reads as the task itself being cancelled;
+    # `async for` over the port ends.
+    async def main():
+        line = port.line()
+        port.submit(line, 1, 1, plan=FAST)
+        task = asyncio.create_task(port.wait(line, 0, 1, plan=FAST))
+
+        async def listen():
+            return [rec async for rec in port]
+        listener = asyncio.create_task(listen())
+        await asyncio.sleep(0.01)
+        port.close()
+        with pytest.raises(gpuar.PortClosedError) as info:
+            await task
+        assert info.value.errno == errno.EBADF
+        assert await listener == []
+        assert [rec async for rec in port] == []
+        with pytest.raises(gpuar.PortClosedError):
+            await port.wait(line, 0, 1)
+
+    run(main())
+
+
+def test_a_block_plan_is_refused_with_a_clear_error(port):
+    # L3-15: block waits in the calling thread, the loop's.
+    async def main():
+        await port.wait(port.line(), 0, 1, plan="block")
+
+    with pytest.raises(gpuar.GpuarError) as info:
+        run(main())
+    assert info.value.errno == errno.EINVAL
+    assert info.value.code == gpuar.E_INVALID_PLAN
+    assert "event loop" in str(info.value)
+
+
+def test_a_failed_cancel_still_ends_the_task_cancelled(port, monkeypatch,
+                                                        caplog):
+    # L3-17: an error from gpuar_cancel while a task is being cancelled is
+    # logged; it does not replace the CancelledError.
+    def cancel(user_data):
+        raise gpuar.GpuarError(errno.EIO, call="gpuar_cancel")
+
     async def main():
         line = port.line()
         task = asyncio.create_task(port.wait(line, 0, 1, plan=FAST))
         await asyncio.sleep(0.01)
-        port.close()
+        monkeypatch.setattr(port, "cancel", cancel)
+        task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     run(main())
+    assert "gpuar_cancel" in caplog.text
 
 
 def test_one_port_serves_successive_loops(port, producer):

@@ -183,6 +183,151 @@ def test_cancelling_a_stream_await(double, backend):
     assert backend.port.stats()["outcomes"][gpuar.CANCELLED] == 1
 
 
+def test_a_timed_out_await_keeps_its_slot_until_its_store_lands(double,
+                                                                 backend):
+    # L3-13: wait_for cancels A's await while A's store is still pending.
+    # Handing A's slot to B would get B refused (EBUSY, "slot 0 still has
+    # stores pending from another stream"); B gets another slot, and A's
+    # slot returns to the pool once its store has landed.
+    a, b = double.stream(), double.stream()
+    double.work(a, 200_000_000)
+
+    async def main():
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(backend.stream_done(a, plan=PLAN), 0.02)
+        rec_b = await backend.stream_done(b, plan=PLAN)
+        await asyncio.sleep(0.3)        # A's work ends, its store lands
+        rest = [double.stream() for _ in range(8)]
+        return rec_b, await asyncio.gather(
+            *(backend.stream_done(s, plan=PLAN) for s in rest))
+
+    rec_b, records = run(main())
+    assert rec_b.status == 0
+    assert [r.status for r in records] == [0] * 8
+    assert backend.port.stats()["lines"] == 1
+
+
+def test_a_backend_closed_with_a_line_it_must_keep_ends_its_awaits(
+        double, backend, monkeypatch):
+    # L3-17: the line's store is pending past line_free's timeout, so
+    # close() keeps the port (and the line) open; the task awaiting the
+    # stream gets PortClosedError instead of waiting forever.
+    import gpuar._vendor
+    monkeypatch.setattr(gpuar._vendor, "LINE_FREE_TIMEOUT_NS", 1_000_000)
+    s = double.stream()
+    double.work(s, 200_000_000)
+
+    async def main():
+        task = asyncio.create_task(backend.stream_done(s, plan=PLAN))
+        await asyncio.sleep(0.01)
+        with pytest.warns(ResourceWarning):
+            backend.close()
+        with pytest.raises(gpuar.PortClosedError):
+            await asyncio.wait_for(task, 1)
+        with pytest.raises(gpuar.PortClosedError):
+            await backend.stream_done(s)
+
+    run(main())
+
+
+def test_a_block_plan_is_refused_in_an_await(double, backend):
+    # L3-15: "block" synchronizes the stream in the calling thread, which
+    # in a coroutine is the loop's: refused before anything is enqueued.
+    s = double.stream()
+    double.work(s, 200_000_000)
+    with pytest.raises(gpuar.GpuarError) as info:
+        run(backend.stream_done(s, plan="block"))
+    assert info.value.errno == errno.EINVAL
+    assert info.value.code == gpuar.E_INVALID_PLAN
+    assert "block" in str(info.value)
+
+
+class OpenedIn:
+    """Records the thread each Backend.__init__ and line_free runs in,
+    and slows both down as a driver's cuInit can be."""
+
+    def __init__(self, monkeypatch, prefix):
+        import threading
+        import gpuar._vendor
+        from gpuar._lib import lib
+        self.opens, self.frees = [], []
+        init = gpuar._vendor.Backend.__init__
+
+        def slow_init(backend, *args, **kw):
+            self.opens.append(threading.get_ident())
+            time.sleep(0.1)
+            init(backend, *args, **kw)
+        monkeypatch.setattr(gpuar._vendor.Backend, "__init__", slow_init)
+        free = getattr(lib, prefix + "_line_free")
+
+        def slow_free(*args):
+            self.frees.append(threading.get_ident())
+            time.sleep(0.1)
+            return free(*args)
+        monkeypatch.setattr(lib, prefix + "_line_free", slow_free)
+
+
+async def ticks_during(coro):
+    """Await @coro while a task counts the loop's turns: a loop blocked in
+    @coro counts none."""
+    count = [0]
+
+    async def tick():
+        while True:
+            count[0] += 1
+            await asyncio.sleep(0.005)
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0)
+    before = count[0]
+    try:
+        result = await coro
+    finally:
+        ticker.cancel()
+    return result, count[0] - before
+
+
+def test_the_module_level_backend_opens_off_the_loop(double, monkeypatch):
+    # L3-15: cuInit and the primary context's retain run in the loop's
+    # executor, not in the loop; the loop keeps turning meanwhile.
+    import threading
+    module = gpuar.cuda if double.name == "cuda" else gpuar.hip
+    seen = OpenedIn(monkeypatch, f"gpuar_{double.name}")
+    s = double.stream()
+    double.work(s, 1_000_000)
+    try:
+        rec, ticks = run(ticks_during(module.stream_done(s, plan=PLAN)))
+        assert rec.status == 0
+        assert seen.opens and threading.get_ident() not in seen.opens
+        assert ticks >= 5
+    finally:
+        module.close_default()
+
+
+def test_a_backend_opens_and_closes_off_the_loop(double, monkeypatch):
+    # L3-15: Backend.open() and aclose() (async with) run the blocking
+    # parts in the executor: opening, and freeing lines (each may wait up
+    # to a second for the device).
+    import threading
+    cls = gpuar.cuda.Cuda if double.name == "cuda" else gpuar.hip.Hip
+    seen = OpenedIn(monkeypatch, cls.prefix)
+    s = double.stream()
+    double.work(s, 1_000_000)
+
+    async def main():
+        backend, ticks = await ticks_during(cls.open(0, engine=ENGINE))
+        assert ticks >= 5
+        async with backend:
+            rec = await backend.stream_done(s, plan=PLAN)
+        with pytest.raises(gpuar.PortClosedError):
+            await backend.stream_done(s)
+        return rec
+
+    assert run(main()).status == 0
+    loop_thread = threading.get_ident()
+    assert len(seen.opens) == 1 and loop_thread not in seen.opens
+    assert seen.frees and loop_thread not in seen.frees
+
+
 def test_more_streams_than_a_line_has_slots(double, backend):
     streams = [double.stream() for _ in range(20)]
     for i, s in enumerate(streams):
