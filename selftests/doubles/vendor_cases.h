@@ -1142,7 +1142,11 @@ uint64_t gv_registry_lookups(void);
 /*
  * A burst of awaits on one port: each reaped record finds its await in a
  * few steps, not by scanning every await still pending, so the burst
- * costs steps linear in its size (counted, never timed).
+ * costs steps linear in its size (counted, never timed). Judged per
+ * lookup: where the port's default backstop (1 s) passes before the
+ * double's stream has made every store (the debug guest under TCG), a
+ * timed-out await is resubmitted and its next record looked up again
+ * (885 lookups for 500 awaits there).
  */
 START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
 {
@@ -1176,7 +1180,7 @@ START_TEST(burst_of_awaits_finds_each_in_a_few_steps)
 	}
 	steps = gv_registry_steps() - steps;
 	lookups = gv_registry_lookups() - lookups;
-	ck_assert_msg(lookups == N && steps <= 4 * N,
+	ck_assert_msg(lookups >= N && steps <= 4 * lookups,
 		      "%llu steps in %llu lookups to find %d awaits",
 		      (unsigned long long)steps, (unsigned long long)lookups,
 		      N);

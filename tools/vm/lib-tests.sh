@@ -35,13 +35,18 @@ declare -A suites=(
 	[test_cuda_backend]=lib_cuda_backend_test
 	[test_hip_backend]=lib_hip_backend_test
 )
+# The build tree named as the top-level make names it (relative, when
+# inside the repository): the dependency files name their objects that
+# way, and a target spelled otherwise never sees its headers change (a
+# stale suite ran in the guest after a header's edit).
+make_build=${BUILD#"$REPO_ROOT"/}
 targets=(doubles)
 for s in "${!suites[@]}"; do
-	targets+=("$BUILD/selftests/unit/$s")
+	targets+=("$make_build/selftests/unit/$s")
 done
 # WERROR=1 as every check builds (a different setting would rebuild the
 # host's objects, and tests are where warnings must fail).
-make -s -j"$VM_JOBS" -C "$REPO_ROOT" BUILD="$BUILD" WERROR=1 "${targets[@]}" >&2
+make -s -j"$VM_JOBS" -C "$REPO_ROOT" BUILD="$make_build" WERROR=1 "${targets[@]}" >&2
 
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp/tests" "$out.tmp/root/opt/gpuar/unit"
