@@ -262,7 +262,12 @@ struct gpuar_port {
 	struct xarray folios;		/* pinned folios' charges, line.c, [M] */
 	u32 nlines;			/* [M] */
 
-	struct gpuar_est_table points;	/* shape [M]+[L], contents [L] */
+	/*
+	 * Which points exist (the index, an entry's point): changed under
+	 * [M]+[L], so looked up under either; holds, the idle list and
+	 * contents [L]; the visits counter [M].
+	 */
+	struct gpuar_est_table points;
 	struct gpuar_wakelat wakelat;	/* [L] */
 	struct gpuar_port_counters cnt;	/* [L] */
 
