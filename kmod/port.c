@@ -254,6 +254,7 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	port->armed_end_ns = U64_MAX;
 	xa_init_flags(&port->lines, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	xa_init_flags(&port->folios, XA_FLAGS_ACCOUNT);
+	gpuar_port_watch_init(port);
 	gpuar_est_table_init(&port->points, entries, index, cap, limit);
 	/* A long-lived port with ever new points must not fill up for good. */
 	gpuar_est_table_evict_idle(&port->points);

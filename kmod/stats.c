@@ -96,8 +96,8 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 }
 
 /*
- * What the port's table costs, for tests and for whoever wonders where a
- * port's CPU went; not in the ABI's statistics.
+ * What the port's table and line watch cost, for tests and for whoever
+ * wonders where a port's CPU went; not in the ABI's statistics.
  */
 static void gpuar_port_show_costs(struct seq_file *m, struct gpuar_port *port)
 {
@@ -106,8 +106,15 @@ static void gpuar_port_show_costs(struct seq_file *m, struct gpuar_port *port)
 	 * is not taken here (a control path may hold it for long).
 	 */
 	u64 visits = data_race(READ_ONCE(port->points.visits));
+	u64 queued, looks;
 
+	spin_lock_irq(&port->lock);
+	queued = port->cnt.verify_queued;
+	looks = port->cnt.verify_looks;
+	spin_unlock_irq(&port->lock);
 	seq_printf(m, "point_visits:\t%llu\n", visits);
+	seq_printf(m, "verify_queued:\t%llu\n", queued);
+	seq_printf(m, "verify_looks:\t%llu\n", looks);
 }
 
 void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
