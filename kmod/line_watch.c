@@ -119,17 +119,23 @@ static void gpuar_line_die_locked(struct gpuar_line *line)
 	WRITE_ONCE(line->state, GPUAR_LINE_DEAD);
 }
 
-/*
- * port->lock held, @line live: look at it once the invalidation is over.
- * A line already waiting is not queued twice, and a pending work is not
- * queued again: it will find the line on the list.
- */
-static void gpuar_line_verify_queue_locked(struct gpuar_port *port,
-					   struct gpuar_line *line)
+/* port->lock held: @line on the port's verify list, once. */
+static void gpuar_line_verify_list_locked(struct gpuar_port *port,
+					  struct gpuar_line *line)
 {
 	lockdep_assert_held(&port->lock);
 	if (list_empty(&line->vnode))
 		list_add_tail(&line->vnode, &port->verify_list);
+}
+
+/*
+ * port->lock held, @line live: look at it once the invalidation is over.
+ * A pending work is not queued again: it will find the line on the list.
+ */
+static void gpuar_line_verify_queue_locked(struct gpuar_port *port,
+					   struct gpuar_line *line)
+{
+	gpuar_line_verify_list_locked(port, line);
 	if (queue_work(gpuar_unbound_wq(), &port->verify_work))
 		port->cnt.verify_queued++;
 }
@@ -215,9 +221,10 @@ static void gpuar_line_verify(struct gpuar_port *port, struct gpuar_line *line)
 		if (mmu_interval_read_retry(&line->watch, seq)) {
 			/*
 			 * Changed again while we looked: look again, later in
-			 * this run or the next (gpuar_port_verify).
+			 * this run or the next (gpuar_port_verify). A callback
+			 * meanwhile may have listed it already.
 			 */
-			list_add_tail(&line->vnode, &port->verify_list);
+			gpuar_line_verify_list_locked(port, line);
 		} else if (!mapped) {
 			gpuar_line_die_locked(line);
 			died = true;
