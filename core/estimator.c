@@ -177,23 +177,26 @@ u32 gpuar_est_table_cap(u32 limit)
 }
 
 void gpuar_est_table_init(struct gpuar_est_table *tab,
-			  struct gpuar_est_entry *slots, u32 cap, u32 limit)
+			  struct gpuar_est_entry *entries, u32 *index,
+			  u32 cap, u32 limit)
 {
 	u32 i;
 
 	/* A capacity the probe mask cannot cover makes an empty, full table. */
-	if (!slots || !is_pow2(cap))
+	if (!entries || !index || !is_pow2(cap))
 		cap = 0;
-	tab->slots = slots;
-	tab->cap = cap;
-	tab->limit = limit < cap ? limit : cap;
-	tab->used = 0;
-	tab->evict_idle = false;
-	tab->tick = 0;
-	for (i = 0; i < cap; i++) {
-		slots[i].used = false;
-		slots[i].gone = false;
-	}
+	*tab = (struct gpuar_est_table){
+		.entries = entries,
+		.index = index,
+		.cap = cap,
+		.limit = limit < cap ? limit : cap,
+	};
+	while (cap >> tab->bits > 1)
+		tab->bits++;
+	for (i = 0; i < cap; i++)
+		index[i] = GPUAR_EST_SLOT_EMPTY;
+	for (i = 0; i < tab->limit; i++)
+		entries[i].used = false;
 }
 
 void gpuar_est_table_evict_idle(struct gpuar_est_table *tab)
@@ -201,111 +204,182 @@ void gpuar_est_table_evict_idle(struct gpuar_est_table *tab)
 	tab->evict_idle = true;
 }
 
+/* The idle list: entries nobody holds, the longest idle at its head. */
+static void idle_add_tail(struct gpuar_est_table *tab,
+			  struct gpuar_est_entry *e)
+{
+	e->idle_next = NULL;
+	e->idle_prev = tab->idle_tail;
+	if (tab->idle_tail)
+		tab->idle_tail->idle_next = e;
+	else
+		tab->idle_head = e;
+	tab->idle_tail = e;
+}
+
+static void idle_del(struct gpuar_est_table *tab, struct gpuar_est_entry *e)
+{
+	if (e->idle_prev)
+		e->idle_prev->idle_next = e->idle_next;
+	else
+		tab->idle_head = e->idle_next;
+	if (e->idle_next)
+		e->idle_next->idle_prev = e->idle_prev;
+	else
+		tab->idle_tail = e->idle_prev;
+	e->idle_prev = NULL;
+	e->idle_next = NULL;
+}
+
 void gpuar_est_entry_hold(struct gpuar_est_table *tab,
 			  struct gpuar_est_entry *e)
 {
-	e->holds++;
-	e->taken = ++tab->tick;
+	if (!e->holds++)
+		idle_del(tab, e);
 }
 
 void gpuar_est_entry_release(struct gpuar_est_entry *e)
 {
-	if (e->holds)
-		e->holds--;
+	if (e->holds && !--e->holds)
+		idle_add_tail(e->tab, e);
 }
 
-/* Fibonacci hashing: the high bits of point * 2^64 / phi. */
+/*
+ * Fibonacci hashing: the top log2(cap) bits of point * 2^64 / phi, which
+ * every bit of the point reaches (keys that differ only above their low
+ * bits, as aligned addresses do, still spread).
+ */
 static u32 table_home(const struct gpuar_est_table *tab, u64 point)
 {
 	u64 h = point * 0x9e3779b97f4a7c15ULL;
 
-	return (u32)(h >> 32) & (tab->cap - 1);
+	return tab->bits ? (u32)(h >> (64 - tab->bits)) : 0;
+}
+
+static struct gpuar_est_entry *slot_entry(const struct gpuar_est_table *tab,
+					  u32 slot)
+{
+	return &tab->entries[tab->index[slot] - 1];
 }
 
 /*
- * Linear probing. An evicted entry leaves a tombstone (gone), which a
- * search passes over and an insertion reuses, so entries never move; the
- * first never-used slot ends a search, and a table without one is
- * searched at most once around. Returns @point's entry, else the slot to
- * put it in (the first tombstone or free slot met), else NULL.
+ * Linear probing from @point's home: the slot holding it, else the empty
+ * slot that ends its run (where it would go), else, in an index with no
+ * empty slot (limit == cap), cap.
  */
-static struct gpuar_est_entry *table_probe(const struct gpuar_est_table *tab,
-					   u64 point)
+static u32 table_probe(struct gpuar_est_table *tab, u64 point)
 {
-	struct gpuar_est_entry *free = NULL;
-	u32 idx, n;
+	u32 mask = tab->cap - 1, idx, n;
+
+	idx = table_home(tab, point);
+	for (n = 0; n < tab->cap; n++) {
+		tab->visits++;
+		if (tab->index[idx] == GPUAR_EST_SLOT_EMPTY ||
+		    slot_entry(tab, idx)->point == point)
+			return idx;
+		idx = (idx + 1) & mask;
+	}
+	return tab->cap;
+}
+
+struct gpuar_est_entry *gpuar_est_table_find(struct gpuar_est_table *tab,
+					     u64 point)
+{
+	u32 slot;
 
 	if (!tab->cap)
 		return NULL;
-	idx = table_home(tab, point);
-	for (n = 0; n < tab->cap; n++) {
-		struct gpuar_est_entry *e = &tab->slots[idx];
-
-		if (e->used && e->point == point)
-			return e;
-		if (!e->used && !free)
-			free = e;
-		if (!e->used && !e->gone)
-			break;
-		idx = (idx + 1) & (tab->cap - 1);
-	}
-	return free;
+	slot = table_probe(tab, point);
+	if (slot == tab->cap || tab->index[slot] == GPUAR_EST_SLOT_EMPTY)
+		return NULL;
+	return slot_entry(tab, slot);
 }
 
-/* The least recently held entry no wait holds; NULL when all are held. */
-static struct gpuar_est_entry *table_idle_lru(const struct gpuar_est_table *tab)
+/*
+ * Take slot @hole out of the index, shifting back the entries after it in
+ * its run that may move (those whose home is not cyclically in
+ * (hole, j]): every point stays reachable from its home without a
+ * tombstone. The run ends at an empty slot, at worst the hole itself once
+ * around.
+ */
+static void table_unindex(struct gpuar_est_table *tab, u32 hole)
 {
-	struct gpuar_est_entry *best = NULL;
-	u32 i;
+	u32 mask = tab->cap - 1, j = hole;
 
-	for (i = 0; i < tab->cap; i++) {
-		struct gpuar_est_entry *e = &tab->slots[i];
+	tab->index[hole] = GPUAR_EST_SLOT_EMPTY;
+	for (;;) {
+		struct gpuar_est_entry *e;
+		u32 home;
 
-		if (e->used && !e->holds && (!best || e->taken < best->taken))
-			best = e;
+		j = (j + 1) & mask;
+		tab->visits++;
+		if (tab->index[j] == GPUAR_EST_SLOT_EMPTY)
+			return;
+		e = slot_entry(tab, j);
+		home = table_home(tab, e->point);
+		if (((j - home) & mask) < ((j - hole) & mask))
+			continue;	/* its home lies after the hole */
+		tab->index[hole] = tab->index[j];
+		tab->index[j] = GPUAR_EST_SLOT_EMPTY;
+		e->slot = hole;
+		hole = j;
 	}
-	return best;
 }
 
-struct gpuar_est_entry *gpuar_est_table_find(const struct gpuar_est_table *tab,
-					     u64 point)
+/*
+ * The entry a new point gets: a fresh one, else the longest idle, taken
+ * out of the index (*@evicted: the runs may have moved).
+ */
+static struct gpuar_est_entry *table_take_entry(struct gpuar_est_table *tab,
+						bool *evicted)
 {
-	struct gpuar_est_entry *e = table_probe(tab, point);
+	struct gpuar_est_entry *e;
 
-	return e && e->used ? e : NULL;
+	*evicted = false;
+	if (tab->used < tab->limit) {
+		e = &tab->entries[tab->used++];
+		e->tab = tab;
+		return e;
+	}
+	if (!tab->evict_idle || !tab->idle_head)
+		return NULL;
+	e = tab->idle_head;
+	idle_del(tab, e);
+	table_unindex(tab, e->slot);
+	e->used = false;
+	*evicted = true;
+	return e;
 }
 
 struct gpuar_est_entry *gpuar_est_table_get(struct gpuar_est_table *tab,
 					    u64 point, u32 window)
 {
-	struct gpuar_est_entry *e = table_probe(tab, point);
-	u32 i;
+	struct gpuar_est_entry *e;
+	bool evicted;
+	u32 slot, i;
 
-	if (e && e->used)
-		return e;
-	if (tab->used >= tab->limit) {
-		struct gpuar_est_entry *old;
-
-		if (!tab->evict_idle)
-			return NULL;
-		old = table_idle_lru(tab);
-		if (!old)
-			return NULL;
-		old->used = false;
-		old->gone = true;
-		tab->used--;
-		e = table_probe(tab, point);
-	}
+	if (!tab->cap)
+		return NULL;
+	slot = table_probe(tab, point);
+	if (slot < tab->cap && tab->index[slot] != GPUAR_EST_SLOT_EMPTY)
+		return slot_entry(tab, slot);
+	e = table_take_entry(tab, &evicted);
 	if (!e)
 		return NULL;
+	/*
+	 * Fewer points than slots are indexed now, so the probe ends at an
+	 * empty slot.
+	 */
+	if (evicted || slot == tab->cap)
+		slot = table_probe(tab, point);
+	tab->index[slot] = (u32)(e - tab->entries) + 1;
 	e->point = point;
 	for (i = 0; i < GPUAR_OUTCOME_SLOTS; i++)
 		e->outcomes[i] = 0;
 	gpuar_est_init(&e->est, window);
-	e->taken = 0;
 	e->holds = 0;
+	e->slot = slot;
 	e->used = true;
-	e->gone = false;
-	tab->used++;
+	idle_add_tail(tab, e);
 	return e;
 }

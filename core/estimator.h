@@ -90,54 +90,92 @@ u64 gpuar_wakelat_quantile(const struct gpuar_wakelat *wl);
 u64 gpuar_est_early_wake_ns(u64 sleep_ns, u64 wakelat_ns);
 
 /*
- * A fixed-capacity table of points, open addressing in caller-provided
- * memory. @cap must be a power of two (any other cap, or NULL @slots,
- * gives a table that holds nothing); once @limit (at most @cap) points are
- * used, a new point is refused, or, in a table that evicts
- * (gpuar_est_table_evict_idle), takes the place of the least recently
- * taken point no wait holds (gpuar_est_entry_hold), whose samples and
- * statistics are forgotten. An entry never moves: a held entry's address
- * stays valid until it is released. init marks every slot free.
+ * A fixed-size table of points in caller-provided memory: up to @limit
+ * entries, which never move once placed (a wait holds its entry by
+ * pointer), and a separate index of @cap u32 slots (a power of two, at
+ * least twice @limit from gpuar_est_table_cap) mapping a point to its
+ * entry: open addressing, Fibonacci hashing (the top bits of
+ * point * 2^64 / phi), linear probing. A deletion shifts the rest of its
+ * run back into the hole (Knuth's algorithm R), so the index keeps no
+ * tombstones: at most half full, a probe for any point, known or not,
+ * ends after a few slots however many points came and went.
+ *
+ * Once @limit points are used, a new point is refused, or, in a table
+ * that evicts (gpuar_est_table_evict_idle), takes the entry of the point
+ * idle longest: entries no wait holds (gpuar_est_entry_hold) sit on an
+ * LRU list in the order they became idle, so eviction takes its head in
+ * O(1). An evicted point's samples and statistics are forgotten.
+ *
+ * Concurrency is the caller's. Which points exist (the index, each
+ * entry's point, slot and used) changes only in gpuar_est_table_get; the
+ * holds and the LRU list change in hold, release and get. A caller that
+ * serialises get with one lock, and hold, release and get with another,
+ * may look points up (find) holding only the first: the module does so
+ * with port->mutex, taking port->lock only to hold, release or add.
  */
+struct gpuar_est_table;
+
 struct gpuar_est_entry {
 	u64 point;
 	/* Waits ended, by outcome: the statistics' fixed array, copied whole. */
 	u64 outcomes[GPUAR_OUTCOME_SLOTS];
 	struct gpuar_est est;
-	u64 taken;		/* table tick of the last hold */
+	struct gpuar_est_table *tab;	/* release finds the LRU list */
+	/* On the table's idle list (oldest first) while used and unheld. */
+	struct gpuar_est_entry *idle_prev, *idle_next;
 	u32 holds;		/* waits holding the entry */
+	u32 slot;		/* its index slot, while used */
 	bool used;
-	bool gone;		/* evicted: a free slot that does not end a probe */
 };
 
+/* An empty index slot; any other value is an entry's number plus one. */
+#define GPUAR_EST_SLOT_EMPTY 0U
+
 struct gpuar_est_table {
-	struct gpuar_est_entry *slots;
+	struct gpuar_est_entry *entries;	/* limit of them */
+	u32 *index;		/* cap slots */
 	u32 cap;		/* power of two */
+	u32 bits;		/* log2(cap) */
 	u32 limit;		/* <= cap */
-	u32 used;
+	u32 used;		/* entries[0..used) have been placed */
 	bool evict_idle;
-	u64 tick;
+	struct gpuar_est_entry *idle_head, *idle_tail;
+	/*
+	 * Index slots read by lookups, insertions and deletions, ever: what
+	 * the table's cost is made of, counted for tests and fdinfo.
+	 */
+	u64 visits;
 };
 
 /*
- * The slot count for a table that holds at most @limit points: the power
- * of two at least twice @limit (open addressing stays at most half full,
+ * The index slot count for a table that holds at most @limit points: the
+ * power of two at least twice @limit (the index stays at most half full,
  * so a probe ends quickly), at most 2^30.
  */
 u32 gpuar_est_table_cap(u32 limit);
 
+/*
+ * @entries holds min(@limit, @cap) entries, @index @cap slots; a cap that
+ * is not a power of two, or NULL memory, gives a table that holds
+ * nothing.
+ */
 void gpuar_est_table_init(struct gpuar_est_table *tab,
-			  struct gpuar_est_entry *slots, u32 cap, u32 limit);
-struct gpuar_est_entry *gpuar_est_table_find(const struct gpuar_est_table *tab,
+			  struct gpuar_est_entry *entries, u32 *index,
+			  u32 cap, u32 limit);
+/*
+ * @point's entry; NULL when it has none. Reads only what get changes (and
+ * counts visits).
+ */
+struct gpuar_est_entry *gpuar_est_table_find(struct gpuar_est_table *tab,
 					     u64 point);
 /*
- * Find @point or add it with @window; NULL when the table is at its limit
- * (and, if it evicts, every point is held).
+ * Find @point or add it with @window (a new entry is idle); NULL when the
+ * table is at its limit (and, if it evicts, every point is held).
  */
 struct gpuar_est_entry *gpuar_est_table_get(struct gpuar_est_table *tab,
 					    u64 point, u32 window);
 
-/* From now on a full table evicts its least recently held idle point. */
+/* From now on a full table evicts the point idle longest. */
 void gpuar_est_table_evict_idle(struct gpuar_est_table *tab);
 
 /* A wait holds @e (it cannot be evicted) until it releases it. */

@@ -175,7 +175,14 @@ struct gpuar_est_entry *gpuar_word_point(struct gpuar_est_table *tab,
 	struct gpuar_est_entry *e;
 
 	e = gpuar_est_table_get(tab, point, plan->window ? plan->window : 1);
-	if (e && gpuar_plan_predicts(plan) && e->est.window < plan->window)
-		gpuar_est_set_window(&e->est, plan->window);
+	if (e)
+		gpuar_word_point_fit(e, plan);
 	return e;
+}
+
+void gpuar_word_point_fit(struct gpuar_est_entry *e,
+			  const struct gpuar_plan *plan)
+{
+	if (gpuar_plan_predicts(plan) && e->est.window < plan->window)
+		gpuar_est_set_window(&e->est, plan->window);
 }

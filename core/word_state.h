@@ -149,5 +149,11 @@ bool gpuar_word_busy_candidate(const struct gpuar_word_state *ws);
 struct gpuar_est_entry *gpuar_word_point(struct gpuar_est_table *tab,
 					 u64 point,
 					 const struct gpuar_plan *plan);
+/*
+ * The window rule of gpuar_word_point for an entry found beforehand
+ * (gpuar_est_table_find): grow its window to @plan's.
+ */
+void gpuar_word_point_fit(struct gpuar_est_entry *e,
+			  const struct gpuar_plan *plan);
 
 #endif /* GPUAR_CORE_WORD_STATE_H */

@@ -367,5 +367,6 @@ void gpuar_lines_release(struct gpuar_port *port)
 		gpuar_line_leave(port, line);
 	}
 	port->nlines = 0;
+	gpuar_port_watch_release(port);
 	xa_destroy(&port->folios);
 }

@@ -47,9 +47,17 @@
  * Context. The callback may run where it must not sleep
  * (mmu_notifier_range_blockable() false: the OOM reaper), under the mmap
  * lock and, in reclaim, under fs_reclaim: it takes port->lock alone and
- * queues the verify work; ending many waits drops the lock between
- * chunks only where the range may block. The work sleeps (the mmap lock,
- * a fault) and holds nothing of the port's while it does.
+ * puts the line on its port's verify list; ending many waits drops the
+ * lock between chunks only where the range may block. The work sleeps
+ * (the mmap lock, a fault) and holds nothing of the port's while it does.
+ *
+ * One verify work per port, not per line: one madvise(MADV_PAGEOUT) or
+ * THP split over a user's lines fires the callback once per line, and a
+ * work item per line would turn one call into max_lines kworker runs,
+ * each with its own mmap lock and GUP, charged to no cgroup of the user.
+ * The list holds each line at most once; a run looks at up to
+ * GPUAR_VERIFY_BATCH lines, then queues itself again behind other work if
+ * more are waiting.
  *
  * Sequence. The callback calls mmu_interval_set_seq() under port->lock
  * every time; registration and the verify work read the sequence
@@ -57,14 +65,19 @@
  * (mmu_interval_read_retry()) under port->lock after: an invalidation
  * in between makes the work look again.
  *
- * Lifetimes. The notifier is inserted before the pin and removed, with
- * the work cancelled first, when the line leaves the id table (line.c
- * makes it LEAVING under port->lock, after which neither the callback nor
- * the work queues the work again); mmu_interval_notifier_remove() waits
- * for callbacks in flight, so none runs on a freed line. The port holds
- * its mm (mmgrab) longer than any notifier; the work takes a user of the
- * mm (mmget_not_zero) only while it looks: an mm with no user left has
- * had its lines killed by RELEASE.
+ * Lifetimes. The notifier is inserted before the pin and removed when
+ * the line leaves the id table. line.c first makes it LEAVING under
+ * port->lock, after which neither the callback nor the work puts it on
+ * the list again; leaving then takes it off the list and waits
+ * (wait_var_event) while the work is looking at it (port->verifying),
+ * so the work never holds a line that is gone, and
+ * mmu_interval_notifier_remove() waits for callbacks in flight, so none
+ * runs on a freed line. The work itself is the port's: it is cancelled
+ * at release, once every line has left (nothing queues it after that),
+ * before the port is freed. The port holds its mm (mmgrab) longer than
+ * any notifier; the work takes a user of the mm (mmget_not_zero) only
+ * while it looks: an mm with no user left has had its lines killed by
+ * RELEASE.
  */
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -74,6 +87,9 @@
 
 #include "compat.h"
 #include "port.h"
+
+/* Lines one run of the verify work looks at before it requeues itself. */
+#define GPUAR_VERIFY_BATCH 64
 
 enum gpuar_line_effect {
 	GPUAR_LINE_KEPT,	/* the page stays at the address */
@@ -103,6 +119,27 @@ static void gpuar_line_die_locked(struct gpuar_line *line)
 	WRITE_ONCE(line->state, GPUAR_LINE_DEAD);
 }
 
+/* port->lock held: @line on the port's verify list, once. */
+static void gpuar_line_verify_list_locked(struct gpuar_port *port,
+					  struct gpuar_line *line)
+{
+	lockdep_assert_held(&port->lock);
+	if (list_empty(&line->vnode))
+		list_add_tail(&line->vnode, &port->verify_list);
+}
+
+/*
+ * port->lock held, @line live: look at it once the invalidation is over.
+ * A pending work is not queued again: it will find the line on the list.
+ */
+static void gpuar_line_verify_queue_locked(struct gpuar_port *port,
+					   struct gpuar_line *line)
+{
+	gpuar_line_verify_list_locked(port, line);
+	if (queue_work(gpuar_unbound_wq(), &port->verify_work))
+		port->cnt.verify_queued++;
+}
+
 static bool gpuar_line_invalidate(struct mmu_interval_notifier *mni,
 				  const struct mmu_notifier_range *range,
 				  unsigned long cur_seq)
@@ -121,7 +158,7 @@ static bool gpuar_line_invalidate(struct mmu_interval_notifier *mni,
 			died = true;
 			break;
 		case GPUAR_LINE_UNCLEAR:
-			queue_work(gpuar_unbound_wq(), &line->verify);
+			gpuar_line_verify_queue_locked(port, line);
 			break;
 		case GPUAR_LINE_KEPT:
 			break;
@@ -167,23 +204,27 @@ static bool gpuar_line_mapped(struct mm_struct *mm,
 	return mapped;
 }
 
-static void gpuar_line_verify(struct work_struct *work)
+/*
+ * Look at one line the port's work took off the list (port->verifying
+ * names it, so it cannot leave meanwhile): does its address still map
+ * its page?
+ */
+static void gpuar_line_verify(struct gpuar_port *port, struct gpuar_line *line)
 {
-	struct gpuar_line *line = container_of(work, struct gpuar_line,
-					       verify);
-	struct gpuar_port *port = line->port;
 	unsigned long seq;
 	bool mapped, died = false;
 
-	if (READ_ONCE(line->state) != GPUAR_LINE_LIVE)
-		return;
 	seq = mmu_interval_read_begin(&line->watch);
 	mapped = gpuar_line_mapped(port->mm, line);
 	spin_lock_irq(&port->lock);
 	if (line->state == GPUAR_LINE_LIVE) {
 		if (mmu_interval_read_retry(&line->watch, seq)) {
-			/* Changed again while we looked: look again. */
-			queue_work(gpuar_unbound_wq(), &line->verify);
+			/*
+			 * Changed again while we looked: look again, later in
+			 * this run or the next (gpuar_port_verify). A callback
+			 * meanwhile may have listed it already.
+			 */
+			gpuar_line_verify_list_locked(port, line);
 		} else if (!mapped) {
 			gpuar_line_die_locked(line);
 			died = true;
@@ -192,6 +233,74 @@ static void gpuar_line_verify(struct work_struct *work)
 	spin_unlock_irq(&port->lock);
 	if (died)
 		gpuar_word_end_line(port, line, true);
+}
+
+/*
+ * The port's verify work: up to GPUAR_VERIFY_BATCH lines off the list,
+ * each looked at with port->verifying naming it; then, if lines are left,
+ * queued again rather than looping, so one port's lines never keep a
+ * kworker for long.
+ */
+static void gpuar_port_verify(struct work_struct *work)
+{
+	struct gpuar_port *port = container_of(work, struct gpuar_port,
+					       verify_work);
+	unsigned int n;
+
+	for (n = 0; n < GPUAR_VERIFY_BATCH; n++) {
+		struct gpuar_line *line;
+
+		spin_lock_irq(&port->lock);
+		line = list_first_entry_or_null(&port->verify_list,
+						struct gpuar_line, vnode);
+		if (!line) {
+			spin_unlock_irq(&port->lock);
+			return;
+		}
+		list_del_init(&line->vnode);
+		if (line->state != GPUAR_LINE_LIVE) {
+			/* Died meanwhile (leaving takes a line off first). */
+			spin_unlock_irq(&port->lock);
+			continue;
+		}
+		WRITE_ONCE(port->verifying, line);
+		port->cnt.verify_looks++;
+		spin_unlock_irq(&port->lock);
+
+		gpuar_line_verify(port, line);
+
+		WRITE_ONCE(port->verifying, NULL);
+		/*
+		 * Order the store before wake_up_var()'s look at the wait
+		 * queue, against wait_var_event()'s queueing before its test
+		 * in gpuar_line_watch_stop(): else a leaving line could sleep
+		 * on a verifying it read stale, with nobody left to wake it.
+		 */
+		smp_mb();
+		wake_up_var(&port->verifying);
+	}
+	spin_lock_irq(&port->lock);
+	if (!list_empty(&port->verify_list) &&
+	    queue_work(gpuar_unbound_wq(), &port->verify_work))
+		port->cnt.verify_queued++;
+	spin_unlock_irq(&port->lock);
+}
+
+/* At port creation: the port's verify work and its list, empty. */
+void gpuar_port_watch_init(struct gpuar_port *port)
+{
+	INIT_LIST_HEAD(&port->verify_list);
+	INIT_WORK(&port->verify_work, gpuar_port_verify);
+}
+
+/*
+ * At release, every line gone (so nothing queues the work again): no run
+ * of the work outlives the port.
+ */
+void gpuar_port_watch_release(struct gpuar_port *port)
+{
+	WARN_ON_ONCE(!list_empty(&port->verify_list));
+	cancel_work_sync(&port->verify_work);
 }
 
 /*
@@ -205,7 +314,7 @@ int gpuar_line_watch_start(struct gpuar_port *port, struct gpuar_line *line,
 {
 	int ret;
 
-	INIT_WORK(&line->verify, gpuar_line_verify);
+	INIT_LIST_HEAD(&line->vnode);
 	ret = mmu_interval_notifier_insert(&line->watch, port->mm, line->uaddr,
 					   GPUAR_LINE_BYTES,
 					   &gpuar_line_watch_ops);
@@ -224,12 +333,21 @@ void gpuar_line_watch_arm_locked(struct gpuar_port *port,
 {
 	lockdep_assert_held(&port->lock);
 	if (mmu_interval_read_retry(&line->watch, seq))
-		queue_work(gpuar_unbound_wq(), &line->verify);
+		gpuar_line_verify_queue_locked(port, line);
 }
 
-/* @line is LEAVING: no callback or work queues the work any more. */
+/*
+ * @line is LEAVING (or never went live): neither the callback nor the
+ * work lists it any more. Off the list, then wait while the work looks at
+ * it, then no callback either.
+ */
 void gpuar_line_watch_stop(struct gpuar_line *line)
 {
-	cancel_work_sync(&line->verify);
+	struct gpuar_port *port = line->port;
+
+	spin_lock_irq(&port->lock);
+	list_del_init(&line->vnode);
+	spin_unlock_irq(&port->lock);
+	wait_var_event(&port->verifying, READ_ONCE(port->verifying) != line);
 	mmu_interval_notifier_remove(&line->watch);
 }

@@ -84,7 +84,8 @@ static void gpuar_port_free(struct gpuar_port *port)
 	gpuar_port_list_del(port);
 	gpuar_lines_release(port);
 	xa_destroy(&port->lines);
-	kvfree(port->points.slots);
+	kvfree(port->points.entries);
+	kvfree(port->points.index);
 	mmdrop(port->mm);
 	put_pid(port->creator);
 	gpuar_user_put(port->user);
@@ -218,14 +219,18 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	u32 limit = clamp_t(u32, READ_ONCE(gpuar_max_points),
 			    GPUAR_MAX_POINTS_MIN, GPUAR_MAX_POINTS_MAX);
 	u32 cap = gpuar_est_table_cap(limit);
-	struct gpuar_est_entry *slots;
+	struct gpuar_est_entry *entries;
 	struct gpuar_port *port;
+	u32 *index;
 
 	port = kzalloc(sizeof(*port), GFP_KERNEL_ACCOUNT);
 	if (!port)
 		return NULL;
-	slots = kvcalloc(cap, sizeof(*slots), GFP_KERNEL_ACCOUNT);
-	if (!slots) {
+	entries = kvcalloc(limit, sizeof(*entries), GFP_KERNEL_ACCOUNT);
+	index = kvcalloc(cap, sizeof(*index), GFP_KERNEL_ACCOUNT);
+	if (!entries || !index) {
+		kvfree(entries);
+		kvfree(index);
 		kfree(port);
 		return NULL;
 	}
@@ -249,7 +254,8 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	port->armed_end_ns = U64_MAX;
 	xa_init_flags(&port->lines, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	xa_init_flags(&port->folios, XA_FLAGS_ACCOUNT);
-	gpuar_est_table_init(&port->points, slots, cap, limit);
+	gpuar_port_watch_init(port);
+	gpuar_est_table_init(&port->points, entries, index, cap, limit);
 	/* A long-lived port with ever new points must not fill up for good. */
 	gpuar_est_table_evict_idle(&port->points);
 	gpuar_wakelat_init(&port->wakelat);

@@ -39,10 +39,13 @@
  *   A line is referenced by the port's id table and by each pending word
  *   wait (on line->waits); busy readers take a kref while they spin on
  *   its word, so its page stays pinned while anyone may read it. Its MMU
- *   notifier and verify work (line_watch.c) live from its registration
- *   until it leaves the id table (unregister, release), the port and its
- *   mm outliving them: the notifier is removed, and the work cancelled,
- *   before the id table's reference is dropped.
+ *   notifier and its place on the port's verify list (line_watch.c) live
+ *   from its registration until it leaves the id table (unregister,
+ *   release), the port and its mm outliving them: the notifier is
+ *   removed, and the line taken off the list and waited for while the
+ *   port's verify work looks at it, before the id table's reference is
+ *   dropped. The verify work is the port's, cancelled at release once
+ *   every line has left.
  *   A claimed wait stays the port's: the claimer gets copies of its
  *   fields (and watches the word through its own mapping), never a
  *   reference.
@@ -100,7 +103,8 @@ struct gpuar_line {
 	struct list_head waits;		/* [L] pending word waits, by lnode */
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)
 	struct mmu_interval_notifier watch;	/* the line's 64 bytes */
-	struct work_struct verify;	/* is the page still there? */
+	/* [L] on port->verify_list: is the page still there? */
+	struct list_head vnode;
 #endif
 };
 
@@ -171,6 +175,9 @@ struct gpuar_port_counters {
 	u64 claims;			/* waits handed out by a claim */
 	u64 lease_expiries;		/* leases that ran out */
 	u64 budget_stretched;		/* firings the user's budget delayed */
+	/* Not in the ABI's statistics: fdinfo and debugfs (stats.c). */
+	u64 verify_queued;		/* verify works queued (line_watch.c) */
+	u64 verify_looks;		/* lines looked at by them */
 };
 
 /*
@@ -258,11 +265,27 @@ struct gpuar_port {
 	bool owed_in;			/* [L] */
 	bool owed_pri;			/* [L] */
 
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+	/*
+	 * The line watch's verify work (line_watch.c): one per port, looking
+	 * at the lines on verify_list, the one it looks at now named by
+	 * verifying (set and cleared under [L], read by a leaving line's
+	 * wait_var_event()).
+	 */
+	struct work_struct verify_work;
+	struct list_head verify_list;	/* [L] lines, by vnode */
+	struct gpuar_line *verifying;
+#endif
 	struct xarray lines;		/* id -> struct gpuar_line, [M] */
 	struct xarray folios;		/* pinned folios' charges, line.c, [M] */
 	u32 nlines;			/* [M] */
 
-	struct gpuar_est_table points;	/* shape [M]+[L], contents [L] */
+	/*
+	 * Which points exist (the index, an entry's point): changed under
+	 * [M]+[L], so looked up under either; holds, the idle list and
+	 * contents [L]; the visits counter [M].
+	 */
+	struct gpuar_est_table points;
 	struct gpuar_wakelat wakelat;	/* [L] */
 	struct gpuar_port_counters cnt;	/* [L] */
 
@@ -342,6 +365,8 @@ int gpuar_line_watch_start(struct gpuar_port *port, struct gpuar_line *line,
 void gpuar_line_watch_arm_locked(struct gpuar_port *port,
 				 struct gpuar_line *line, unsigned long seq);
 void gpuar_line_watch_stop(struct gpuar_line *line);
+void gpuar_port_watch_init(struct gpuar_port *port);
+void gpuar_port_watch_release(struct gpuar_port *port);
 #else
 static inline int gpuar_line_watch_start(struct gpuar_port *port,
 					 struct gpuar_line *line,
@@ -358,6 +383,14 @@ static inline void gpuar_line_watch_arm_locked(struct gpuar_port *port,
 }
 
 static inline void gpuar_line_watch_stop(struct gpuar_line *line)
+{
+}
+
+static inline void gpuar_port_watch_init(struct gpuar_port *port)
+{
+}
+
+static inline void gpuar_port_watch_release(struct gpuar_port *port)
 {
 }
 #endif

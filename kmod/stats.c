@@ -72,12 +72,14 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 		return -EINVAL;
 
 	/*
-	 * The table's memory lives as long as the port and its shape changes
-	 * under both locks: the spinlock alone reads it safely.
+	 * Which points exist changes only under both locks: the mutex alone
+	 * finds the entry, in a probe of a few index slots with interrupts
+	 * on, and the spinlock is taken only to copy what the timer updates.
 	 */
-	spin_lock_irq(&port->lock);
+	mutex_lock(&port->mutex);
 	pe = gpuar_est_table_find(&port->points, ps.point);
 	if (pe) {
+		spin_lock_irq(&port->lock);
 		ps.samples = pe->est.samples;
 		ps.predicted_ns = 0;
 		if (gpuar_est_predict(&pe->est, &predicted)) {
@@ -85,11 +87,34 @@ long gpuar_point_stats_ioctl(struct gpuar_port *port, void __user *uarg)
 			ps.predicted_ns = predicted;
 		}
 		memcpy(ps.outcomes, pe->outcomes, sizeof(ps.outcomes));
+		spin_unlock_irq(&port->lock);
 	}
-	spin_unlock_irq(&port->lock);
+	mutex_unlock(&port->mutex);
 	if (!pe)
 		return -ENOENT;
 	return gpuar_uarg_out(&ps, sizeof(ps), uarg, usize);
+}
+
+/*
+ * What the port's table and line watch cost, for tests and for whoever
+ * wonders where a port's CPU went; not in the ABI's statistics.
+ */
+static void gpuar_port_show_costs(struct seq_file *m, struct gpuar_port *port)
+{
+	/*
+	 * Racy on purpose: a counter, written under port->mutex only, which
+	 * is not taken here (a control path may hold it for long).
+	 */
+	u64 visits = data_race(READ_ONCE(port->points.visits));
+	u64 queued, looks;
+
+	spin_lock_irq(&port->lock);
+	queued = port->cnt.verify_queued;
+	looks = port->cnt.verify_looks;
+	spin_unlock_irq(&port->lock);
+	seq_printf(m, "point_visits:\t%llu\n", visits);
+	seq_printf(m, "verify_queued:\t%llu\n", queued);
+	seq_printf(m, "verify_looks:\t%llu\n", looks);
 }
 
 void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
@@ -115,6 +140,7 @@ void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)
 	seq_printf(m, "timer_fires:\t%llu\n", st.timer_fires);
 	seq_printf(m, "busy_read_checks:\t%llu\n", st.busy_read_checks);
 	seq_printf(m, "wakeup_latency_ns:\t%llu\n", st.wakeup_latency_ns);
+	gpuar_port_show_costs(m, port);
 }
 
 void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file)
@@ -123,25 +149,25 @@ void gpuar_port_show_fdinfo(struct seq_file *m, struct file *file)
 }
 
 /*
- * One line per point: key, samples, prediction, outcomes. Each slot is
- * read under the port spinlock alone (the table's memory lives as long as
- * the port, its shape changes under the lock too): never port->mutex,
- * which a control path may hold for long, while the port list's lock is
- * held (debugfs walks every port).
+ * One line per point: key, samples, prediction, outcomes. Each entry is
+ * read under the port spinlock alone (the entries live as long as the
+ * port and never move; whether one is used changes under the lock too):
+ * never port->mutex, which a control path may hold for long, while the
+ * port list's lock is held (debugfs walks every port).
  */
 void gpuar_port_show_points(struct seq_file *m, struct gpuar_port *port)
 {
 	u32 i;
 
-	for (i = 0; i < port->points.cap; i++) {
-		struct gpuar_est_entry *pe = &port->points.slots[i];
+	for (i = 0; i < port->points.limit; i++) {
+		struct gpuar_est_entry *pe = &port->points.entries[i];
 		u64 outcomes[GPUAR_OUTCOME_COUNT];
 		u64 point, samples, predicted = 0;
 		bool has;
 		int k;
 
 		spin_lock_irq(&port->lock);
-		if (!pe->used) {
+		if (i >= port->points.used || !pe->used) {
 			spin_unlock_irq(&port->lock);
 			continue;
 		}

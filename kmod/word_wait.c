@@ -46,39 +46,54 @@ static void gpuar_word_cfg(struct gpuar_word_cfg *cfg)
 
 /*
  * Take each entry's estimator point for its wait, held so nothing evicts
- * it while the wait is pending (a full table gives up its least recently
- * used idle point for a new one); -ENOSPC, with nothing held, when every
- * point of a full table is held. port->mutex held (the table's shape
- * changes only under it), and port->lock taken per chunk: an eviction
- * scans the table.
+ * it while the wait is pending (a full table gives up its longest idle
+ * point for a new one); -ENOSPC, with nothing held, when every point of a
+ * full table is held.
+ *
+ * Which points exist changes only under port->mutex and port->lock
+ * together, so the lookups run under the mutex alone, with interrupts on
+ * (estimator.h); port->lock is taken, once per chunk, only to hold a
+ * point, grow its window or add a new one (an O(1) eviction and a short
+ * probe of the index). A point found under the mutex may have been
+ * evicted, or a missing one added, by an earlier entry of the same chunk:
+ * those are looked up again under the lock.
  */
 static int gpuar_word_take_points(struct gpuar_port *port,
 				  const struct gpuar_word_wait *e,
 				  struct gpuar_wait **waits, u32 count)
 {
-	u32 i, n;
+	struct gpuar_est_table *tab = &port->points;
+	u32 from, to, i, n;
 
 	lockdep_assert_held(&port->mutex);
-	spin_lock_irq(&port->lock);
-	for (i = 0; i < count; i++) {
-		struct gpuar_est_entry *pe;
-
-		if (i && !(i % GPUAR_COMMIT_CHUNK)) {
-			spin_unlock_irq(&port->lock);
+	for (from = 0; from < count; from = to) {
+		to = min(count, from + GPUAR_COMMIT_CHUNK);
+		if (from)
 			cond_resched();
-			spin_lock_irq(&port->lock);
+		for (i = from; i < to; i++)
+			waits[i]->pe = gpuar_est_table_find(tab, e[i].point);
+		spin_lock_irq(&port->lock);
+		for (i = from; i < to; i++) {
+			struct gpuar_est_entry *pe = waits[i]->pe;
+
+			if (pe && pe->used && pe->point == e[i].point)
+				gpuar_word_point_fit(pe, &e[i].plan);
+			else
+				pe = gpuar_word_point(tab, e[i].point,
+						      &e[i].plan);
+			if (!pe) {
+				for (n = 0; n < i; n++)
+					gpuar_est_entry_release(waits[n]->pe);
+				spin_unlock_irq(&port->lock);
+				for (n = i; n < count; n++)
+					waits[n]->pe = NULL;
+				return -ENOSPC;
+			}
+			gpuar_est_entry_hold(tab, pe);
+			waits[i]->pe = pe;
 		}
-		pe = gpuar_word_point(&port->points, e[i].point, &e[i].plan);
-		if (!pe) {
-			for (n = 0; n < i; n++)
-				gpuar_est_entry_release(waits[n]->pe);
-			spin_unlock_irq(&port->lock);
-			return -ENOSPC;
-		}
-		gpuar_est_entry_hold(&port->points, pe);
-		waits[i]->pe = pe;
+		spin_unlock_irq(&port->lock);
 	}
-	spin_unlock_irq(&port->lock);
 	return 0;
 }
 

@@ -350,7 +350,8 @@ static void u_free(struct uport *u, bool in_child)
 	free(u->slab);
 	free(u->heap_store);
 	free(u->q);
-	free(u->slots);
+	free(u->entries);
+	free(u->index);
 	if (!in_child)
 		pthread_mutex_destroy(&u->lock);
 	free(u);
@@ -409,13 +410,15 @@ int gpuar_port_user_open(struct gpuar_port *port,
 	u->heap_store = calloc((size_t)UH_COUNT * u->max_waits,
 			       sizeof(*u->heap_store));
 	u->q = calloc(u->max_waits, sizeof(*u->q));
-	u->slots = calloc(cap, sizeof(*u->slots));
-	if (!u->slab || !u->heap_store || !u->q || !u->slots) {
+	u->entries = calloc(opts->max_points, sizeof(*u->entries));
+	u->index = calloc(cap, sizeof(*u->index));
+	if (!u->slab || !u->heap_store || !u->q || !u->entries || !u->index) {
 		u_free(u, false);
 		return -ENOMEM;
 	}
 	uport_waits_init(u);
-	gpuar_est_table_init(&u->tab, u->slots, cap, opts->max_points);
+	gpuar_est_table_init(&u->tab, u->entries, u->index, cap,
+			     opts->max_points);
 	gpuar_est_table_evict_idle(&u->tab);
 	gpuar_wakelat_init(&u->wakelat);
 	/* Every fd close-on-exec; gpuar_port_open() makes the port fd follow opts. */

@@ -138,7 +138,8 @@ struct uport {
 	struct gpuar_record *q;	/* queued records, ring of max_waits */
 	u32 qhead, qlen;
 	struct gpuar_est_table tab;
-	struct gpuar_est_entry *slots;
+	struct gpuar_est_entry *entries;	/* the table's memory */
+	u32 *index;
 	struct gpuar_wakelat wakelat;
 	u64 wakelat_ns;		/* its quantile, kept as samples come */
 	u64 busy_budget_ns;	/* spin budget of one reap call; 0: none */

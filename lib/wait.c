@@ -20,7 +20,8 @@ struct gpuar_waiter {
 	u64 poll_interval_ns;
 	pthread_mutex_t lock;	/* the estimator table and the counters */
 	struct gpuar_est_table tab;
-	struct gpuar_est_entry *slots;
+	struct gpuar_est_entry *entries;
+	u32 *index;
 	struct gpuar_waiter_stats st;
 	int intr_fd;		/* gpuar_waiter_set_interrupt()'s, or -1 */
 };
@@ -55,15 +56,19 @@ GPUAR_EXPORT int gpuar_waiter_new(struct gpuar_waiter **out,
 	if (!w)
 		return -ENOMEM;
 	w->intr_fd = -1;
-	w->slots = calloc(cap, sizeof(*w->slots));
-	if (!w->slots) {
+	w->entries = calloc(o.max_points, sizeof(*w->entries));
+	w->index = calloc(cap, sizeof(*w->index));
+	if (!w->entries || !w->index) {
+		free(w->entries);
+		free(w->index);
 		free(w);
 		return -ENOMEM;
 	}
 	w->clock = o.clock ? o.clock : gpuar_clock_monotonic();
 	w->poll_interval_ns = o.poll_interval_ns ? o.poll_interval_ns :
 			      GPUAR_DEFAULT_POLL_INTERVAL_US * GPUAR_NSEC_PER_USEC;
-	gpuar_est_table_init(&w->tab, w->slots, cap, o.max_points);
+	gpuar_est_table_init(&w->tab, w->entries, w->index, cap,
+			     o.max_points);
 	gpuar_est_table_evict_idle(&w->tab);
 	pthread_mutex_init(&w->lock, NULL);
 	*out = w;
@@ -75,7 +80,8 @@ GPUAR_EXPORT void gpuar_waiter_free(struct gpuar_waiter *w)
 	if (!w)
 		return;
 	pthread_mutex_destroy(&w->lock);
-	free(w->slots);
+	free(w->entries);
+	free(w->index);
 	free(w);
 }
 

@@ -6,8 +6,9 @@
  * (imminent ports among them), line register and unregister (good,
  * misaligned, NULL, kernel, unmapped, remapped or dropped under pending
  * waits, and with the argument on a read-only page while other threads
- * unregister the id it is about to get), word and fence batches with
- * random fields and counts, predicted waits that are raised imminent,
+ * unregister the id it is about to get; one page of lines is shmem),
+ * reclaim over the lines' pages (MADV_PAGEOUT), word and fence batches
+ * with random fields, counts and points, predicted waits that are raised imminent,
  * CLAIM with good, faulting and huge entries, counts and leases,
  * WAIT_READY with deadlines at the clock's extremes, cancel, statistics,
  * reads of odd sizes into bad or partly mapped buffers, blocking reads,
@@ -26,8 +27,10 @@
  *     port's committed waits have all been read;
  *   - a dead line's record (CANCELLED, -EFAULT) only for a word wait on a
  *     line whose page the fuzzer remapped or dropped while it was
- *     registered (the line died): the oracle follows each registration of
- *     a line id in the line pages, and which of them died;
+ *     registered (the line died), never for a page only paged out or, in
+ *     shmem, dropped (its page comes back): the oracle follows each
+ *     registration of a line id in the line pages, and which of them died;
+ *   - a port never has more points than max_points (PORT_STATS);
  *   - a successful read returns whole records; EPOLLPRI only on an
  *     imminent port;
  *   - a CLAIM hands out at most the count asked and at most one chunk (64)
@@ -228,16 +231,26 @@ static void op_fork(int p)
 		finding("forked child was let in", WEXITSTATUS(status), 0);
 }
 
+/* Map page @k of the lines afresh: shmem for SHM_PAGE, else anonymous. */
+static void *page_map(unsigned int k, int flags)
+{
+	return mmap((char *)mem + k * page, page, PROT_READ | PROT_WRITE,
+		    (k == SHM_PAGE ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS |
+		    flags, -1, 0);
+}
+
 /*
  * Replace a page of lines under the waits (and claims) on it: a fresh
  * page mapped over it (in one step, so the device thread never meets a
  * hole), or its contents dropped (MADV_DONTNEED). Either way the lines
- * registered in it die.
+ * registered in it die, except in the shmem page, whose dropped page
+ * stays in its file and comes back: those lines live.
  */
 static void op_remap(void)
 {
 	unsigned int k = below(MEM_PAGES);
 	char *at = (char *)mem + k * page;
+	bool drop = chance(50);
 	int p;
 
 	call_done();
@@ -247,14 +260,13 @@ static void op_remap(void)
 	}
 	if (k == IMM_PAGE)
 		imm_begin();
-	page_dropped(k);
+	if (!drop || k != SHM_PAGE)
+		page_dropped(k);
 	for (p = 0; p < PORTS; p++)
 		line_event(p, 'M', k, 0);
-	if (chance(50))
+	if (drop)
 		madvise(at, page, MADV_DONTNEED);
-	else if (mmap(at, page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-		 MAP_FAILED)
+	else if (page_map(k, MAP_FIXED) == MAP_FAILED)
 		finding("remap", -1, errno);
 	if (k == IMM_PAGE)
 		imm_end();
@@ -262,6 +274,24 @@ static void op_remap(void)
 		lines_end(p, 0);
 		lines_unlock(p);
 	}
+}
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+/*
+ * Reclaim over some of the lines' pages (MADV_PAGEOUT): a pinned page
+ * stays where it is (a shmem one is unmapped and faulted back), so no
+ * line dies, and the watch's looks at them go to each port's one verify
+ * work. Errors are ignored (a kernel without it says EINVAL).
+ */
+static void op_pageout(void)
+{
+	unsigned int k = below(MEM_PAGES), n = 1 + below(MEM_PAGES - k);
+
+	call_done();
+	madvise((char *)mem + k * page, n * page, MADV_PAGEOUT);
 }
 
 /* New fences, the old ones signalled (some with an error). */
@@ -301,7 +331,8 @@ enum op {
 	OP_REGISTER, OP_UNREGISTER, OP_WORDS, OP_FENCE_WAITS, OP_FENCES,
 	OP_CANCEL, OP_STATS, OP_READ, OP_POLL, OP_CLOSE, OP_FORK, OP_REMAP,
 	OP_CREATE, OP_IMM_WORDS, OP_IMM_STORE, OP_CLAIM, OP_WAIT_READY,
-	OP_READ_BLOCK, OP_REGISTER_RO, OP_UNREG_HINT, OP_URING, OP_DUP, OPS
+	OP_READ_BLOCK, OP_REGISTER_RO, OP_UNREG_HINT, OP_URING, OP_DUP,
+	OP_PAGEOUT, OPS
 };
 
 static const struct mix_op main_ops[OPS] = {
@@ -327,6 +358,7 @@ static const struct mix_op main_ops[OPS] = {
 	[OP_UNREG_HINT] = { "unreg_hint", 0 },
 	[OP_URING] = { "uring", 2 },
 	[OP_DUP] = { "dup", 1 },
+	[OP_PAGEOUT] = { "pageout", 1 },
 };
 
 static const struct mix_op racer_ops[OPS] = {
@@ -352,6 +384,7 @@ static const struct mix_op racer_ops[OPS] = {
 	[OP_UNREG_HINT] = { "unreg_hint", 10 },
 	[OP_URING] = { "uring", 6 },
 	[OP_DUP] = { "dup", 3 },
+	[OP_PAGEOUT] = { "pageout", 0 },
 };
 
 static struct mix mix = { .ops = main_ops, .n = OPS };
@@ -451,6 +484,9 @@ static enum op draw_call(struct kctx *c, const struct mix *m)
 		return op;
 	case OP_REMAP:
 		op_remap();
+		return op;
+	case OP_PAGEOUT:
+		op_pageout();
 		return op;
 	case OP_FENCES:
 		op_fences();
@@ -729,6 +765,8 @@ int main(int argc, char **argv)
 
 	page = sysconf(_SC_PAGESIZE);
 	mem = lines_map(MEM_PAGES);
+	if (mem && page_map(SHM_PAGE, MAP_FIXED) == MAP_FAILED)
+		mem = NULL;
 	if (!mem) {
 		printf("not ok 1 kfuzz # setup\n");
 		return 1;

@@ -22,6 +22,7 @@
 
 #define PORTS 4
 #define LINE_PAGES 4		/* pages of lines the device thread stores into */
+#define SHM_PAGE (LINE_PAGES - 1)	/* the last of them is shmem */
 #define IMM_PAGE LINE_PAGES	/* then one whose words only kfuzz's threads store */
 #define MEM_PAGES (LINE_PAGES + 1)
 #define MAX_LINES 32		/* per port, of our own bookkeeping */
@@ -142,6 +143,7 @@ void orc_unlock(void);
 uint64_t ncalls(void);
 void call_done(void);
 void finding(const char *what, long ret, int err);
+void points_check(const struct gpuar_port_stats *st);
 void findings_summary(void);
 void expect_errno(const char *what, long ret, const int *ok);
 

@@ -145,8 +145,10 @@ void op_submit_words(const struct pslot *s)
 
 		if (!chance(95) || !pick_line(s->p, -1, &line, &addr))
 			line = below(64);
+		/* A few points, or any: a port's table fills and evicts. */
 		w[i] = word_wait(line, chance(98) ? below(8) : below(12),
-				 mem[below(64)] + below(4), below(6), 0,
+				 mem[below(64)] + below(4),
+				 chance(70) ? below(6) : rnd(), 0,
 				 random_plan());
 		if (chance(5))
 			w[i].start_ns = chance(50) ? now - below(1000000000) :
@@ -200,10 +202,13 @@ void op_stats(const struct pslot *s)
 	struct gpuar_point_stats ps;
 	int ret;
 
-	if (chance(50))
+	if (chance(50)) {
 		ret = port_stats(s->fd, &st);
-	else
-		ret = point_stats(s->fd, below(6), &ps);
+		if (!ret)
+			points_check(&st);
+	} else {
+		ret = point_stats(s->fd, chance(80) ? below(6) : rnd(), &ps);
+	}
 	expect_errno("STATS", ret, stats_ok);
 	if (chance(5)) {
 		ret = ioctl(s->fd, GPUAR_IOC_PORT_STATS, (void *)8);

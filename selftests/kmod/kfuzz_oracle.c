@@ -65,10 +65,14 @@ void orc_unlock(void)
 	pthread_mutex_unlock(&orc);
 }
 
+/* The module's max_points when kfuzz began (-1: unreadable). */
+static long long max_points;
+
 void oracle_init(void)
 {
 	int p;
 
+	max_points = t_param("max_points");
 	ids = calloc(MAX_IDS, sizeof(*ids));
 	if (!ids) {
 		printf("not ok 1 kfuzz # setup\n");
@@ -80,6 +84,18 @@ void oracle_init(void)
 		pthread_mutex_init(&ports[p].line_lock, NULL);
 		memset(ports[p].page_of, -1, sizeof(ports[p].page_of));
 	}
+}
+
+/*
+ * A port's table holds at most max_points points however many come and
+ * go, evicted or refused (kfuzz never changes the parameter, and a port
+ * keeps the value it was created with).
+ */
+void points_check(const struct gpuar_port_stats *st)
+{
+	if (max_points > 0 && st->points > (unsigned long long)max_points)
+		finding("a port with more points than max_points",
+			(long)st->points, 0);
 }
 
 uint64_t ncalls(void)

@@ -12,8 +12,10 @@
  *                                               before a wait is allocated
  *   a new point past max_points .............. ENOSPC, error_index = count,
  *                                               while pending waits hold
- *                                               every point; else the least
- *                                               recently used idle one goes
+ *                                               every point; else the one
+ *                                               idle longest goes
+ *   point lookups after much churn ........... a few index slots each
+ *                                               (fdinfo point_visits, K3-4)
  *   every limit readable by an unprivileged user (the ABI header's list)
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
@@ -295,27 +297,44 @@ TEST_F_TIMEOUT(port, wait_limit_counts_fences, 120)
 }
 
 /*
+ * Room for max_points + 1 waits (*@w) and max_points records (*@r), one
+ * batch that fills the point table and one more; max_points.
+ */
+static long long point_batch(struct __test_metadata *_metadata,
+			     struct gpuar_word_wait **w, struct gpuar_record **r)
+{
+	long long max = param(_metadata, "max_points");
+
+	*w = NULL;
+	*r = NULL;
+	EXPECT_LT(0, max);
+	EXPECT_GE(4096, max);
+	EXPECT_LE(max + 1, param(_metadata, "max_waits"));
+	if (max <= 0 || max > 4096)
+		return 0;
+	*w = calloc(max + 1, sizeof(**w));
+	*r = calloc(max, sizeof(**r));
+	EXPECT_NE(NULL, *w);
+	EXPECT_NE(NULL, *r);
+	return *w && *r ? max : 0;
+}
+
+/*
  * Points pending waits hold fill the table: a new point is refused. Once
- * they are idle, a new point takes the place of the least recently used
- * one, whose statistics go: a long-lived port with ever new points never
- * fills up for good.
+ * they are idle, a new point takes the place of the one idle longest,
+ * whose statistics go: a long-lived port with ever new points never fills
+ * up for good.
  */
 TEST_F(port, point_limit_enospc_while_held_then_evicts_idle)
 {
-	long long max = param(_metadata, "max_points");
 	struct gpuar_point_stats ps;
 	struct gpuar_word_wait *w;
 	struct gpuar_record *r;
+	long long max = point_batch(_metadata, &w, &r);
 	__u32 idx;
 	long long p;
 
 	ASSERT_LT(0, max);
-	ASSERT_GE(4096, max);
-	ASSERT_LE(max + 1, param(_metadata, "max_waits"));
-	w = calloc(max + 1, sizeof(*w));
-	r = calloc(max, sizeof(*r));
-	ASSERT_NE(NULL, w);
-	ASSERT_NE(NULL, r);
 	for (p = 0; p <= max; p++)
 		w[p] = word_wait(self->line, 0, 1, 1000 + p, p, plan_poll());
 	ASSERT_EQ(max, submit_words(self->port, w, max, NULL));
@@ -325,12 +344,116 @@ TEST_F(port, point_limit_enospc_while_held_then_evicts_idle)
 	EXPECT_EQ(1U, idx);
 	word_store(self->lines, 1);
 	ASSERT_EQ(max, collect_records(self->port, r, max, RECORD_TIMEOUT_MS));
-	/* Idle now: the new point evicts the least recently used, point 1000. */
+	/*
+	 * Idle now: the new point evicts the one idle longest, whose wait
+	 * ended first (records come in the order the waits ended).
+	 */
 	EXPECT_EQ(1, submit_words(self->port, &w[max], 1, NULL));
-	EXPECT_EQ(-1, point_stats(self->port, 1000, &ps));
+	EXPECT_EQ(-1, point_stats(self->port, 1000 + r[0].user_data, &ps));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(0, point_stats(self->port, 1000 + max, &ps));
-	EXPECT_EQ(0, point_stats(self->port, 1000 + max - 1, &ps));
+	EXPECT_EQ(0, point_stats(self->port, 1000 + r[max - 1].user_data,
+				 &ps));
+	free(w);
+	free(r);
+}
+
+/*
+ * Submit @n waits at points @first, @first + 64, ... on the fixture's
+ * line, whose word already reached their target: each ends at its commit
+ * and lets its point go idle. Their records are read.
+ */
+static void submit_points(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(port) *self, __u64 first, int n)
+{
+	struct gpuar_word_wait w[64];
+	struct gpuar_record r[64];
+	int i;
+
+	ASSERT_GE(64, n);
+	for (i = 0; i < n; i++)
+		w[i] = word_wait(self->line, 0, 1, first + i, first + i * 64ULL,
+				 plan_poll());
+	ASSERT_EQ(n, submit_words(self->port, w, n, NULL));
+	ASSERT_EQ(n, collect_records(self->port, r, n, RECORD_TIMEOUT_MS));
+}
+
+/* Index slots the port's table read during @what (fdinfo point_visits). */
+#define VISITS_DURING(what)						\
+	({								\
+		long long before_ = t_fdinfo(self->port, "point_visits");	\
+		ASSERT_LE(0, before_);					\
+		what;							\
+		t_fdinfo(self->port, "point_visits") - before_;		\
+	})
+
+/*
+ * A port that keeps seeing new points (K3-4): with max_points 64 (128
+ * index slots) and ten tables' worth of points come and gone, 64 new
+ * points, 64 known ones and 64 POINT_STATS of evicted points each read a
+ * few index slots per point. The tombstone table read all 128 slots per
+ * new point (three times, counting its LRU scan: 24576 for 64) and per
+ * miss (8192), with interrupts off. Counts, not times.
+ */
+TEST_F(port, point_lookups_read_a_few_slots_after_churn)
+{
+	struct gpuar_point_stats ps;
+	long long fresh, known, unknown;
+	__u64 p;
+	int i;
+
+	if (param(_metadata, "max_points") != 64)
+		SKIP(return, "max_points is not 64");
+	word_store(self->lines, 1);
+	for (p = 0; p < 10; p++)
+		submit_points(_metadata, self, 0x10000 + p * 64 * 64, 64);
+	fresh = VISITS_DURING(submit_points(_metadata, self,
+					    0x10000 + 10 * 64 * 64, 64));
+	known = VISITS_DURING(submit_points(_metadata, self,
+					    0x10000 + 10 * 64 * 64, 64));
+	unknown = VISITS_DURING(for (i = 0; i < 64; i++) {
+		EXPECT_EQ(-1, point_stats(self->port, 0x10000 + i * 64ULL,
+					  &ps));
+		EXPECT_EQ(ENOENT, errno);
+	});
+	TH_LOG("index slots read: 64 new points %lld, 64 known %lld, 64 unknown POINT_STATS %lld",
+	       fresh, known, unknown);
+	EXPECT_GE(64 * 16, fresh);
+	EXPECT_GE(64 * 4, known);
+	EXPECT_GE(64 * 4, unknown);
+	EXPECT_LE(64, known);	/* counted at all */
+}
+
+/*
+ * The point evicted is the one idle longest, not the one held longest
+ * ago: the last of 64 points goes idle first, so a new point takes its
+ * place while the first stays.
+ */
+TEST_F(port, new_point_evicts_the_longest_idle)
+{
+	struct gpuar_point_stats ps;
+	struct gpuar_word_wait *w;
+	struct gpuar_record *r;
+	long long max = point_batch(_metadata, &w, &r);
+	long long p;
+
+	ASSERT_LT(1, max);
+	/* Point 2000 + max - 1 on target 1, the others on target 2. */
+	for (p = 0; p <= max; p++)
+		w[p] = word_wait(self->line, 0, p == max - 1 ? 1 : 2, 2000 + p,
+				 2000 + p, plan_poll());
+	ASSERT_EQ(max, submit_words(self->port, w, max, NULL));
+	word_store(self->lines, 1);
+	ASSERT_EQ(1, collect_records(self->port, r, 1, RECORD_TIMEOUT_MS));
+	EXPECT_EQ(2000 + max - 1, (long long)r[0].user_data);
+	word_store(self->lines, 2);
+	ASSERT_EQ(max - 1, collect_records(self->port, r, max - 1,
+					   RECORD_TIMEOUT_MS));
+	EXPECT_EQ(1, submit_words(self->port, &w[max], 1, NULL));
+	EXPECT_EQ(-1, point_stats(self->port, 2000 + max - 1, &ps));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, point_stats(self->port, 2000, &ps));
+	EXPECT_EQ(0, point_stats(self->port, 2000 + max, &ps));
 	free(w);
 	free(r);
 }

@@ -33,6 +33,9 @@
  *                                             its copy completes nothing,
  *                                             the parent's completes
  *   MADV_DONTNEED on shmem .................. lives: the page comes back
+ *   MADV_PAGEOUT over 60 shmem lines ........ all live, looked at by 1 to
+ *                                             4 verify works of the port,
+ *                                             not one per line (K3-11)
  *   VmPin ................................... back where it was once the
  *                                             dead line is unregistered
  */
@@ -603,6 +606,63 @@ TEST_F(port, shmem_dontneed_keeps_line)
 	ASSERT_EQ(0, madvise(shared, 4096, MADV_DONTNEED));
 	expect_line_lives(_metadata, self->port, shared, 36);
 	munmap(shared, 4096);
+}
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+/*
+ * MADV_PAGEOUT over a page of a port's shmem lines: reclaim unmaps it
+ * (the pin keeps the page, and a fault maps it back), an invalidation the
+ * watch cannot judge, so every line is looked at once it is over. One
+ * verify work per port does that (two or so, if it ran while the
+ * callbacks still came), not one per line (K3-11). In one page, the
+ * callbacks come in one invalidation. Counts from fdinfo, never times.
+ */
+TEST_F(port, pageout_verifies_lines_in_one_work_per_port)
+{
+	enum { LINES = 60 };
+	size_t len = 4096;
+	long long queued = 0, looks = 0;
+	__u64 *shared, *last;
+	__u32 id[LINES];
+	int i, tries;
+
+	if (t_param("max_lines") < 1 + LINES)
+		SKIP(return, "max_lines below %d", 1 + LINES);
+	shared = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	memset(shared, 0, len);
+	for (i = 0; i < LINES; i++)
+		ASSERT_EQ(0, line_register(self->port, line_at(shared, i),
+					   &id[i]));
+	ASSERT_EQ(0, t_fdinfo(self->port, "verify_queued"));
+	if (madvise(shared, len, MADV_PAGEOUT)) {
+		munmap(shared, len);
+		SKIP(return, "MADV_PAGEOUT: %s", strerror(errno));
+	}
+	for (tries = 0; tries < 500 && looks < LINES; tries++) {
+		looks = t_fdinfo(self->port, "verify_looks");
+		if (looks < LINES)
+			sleep_ms(10);
+	}
+	queued = t_fdinfo(self->port, "verify_queued");
+	TH_LOG("%d lines paged out: %lld verify works queued, %lld looks",
+	       LINES, queued, looks);
+	if (!looks && !queued) {
+		munmap(shared, len);
+		SKIP(return, "reclaim left the pinned pages mapped");
+	}
+	EXPECT_LE(LINES, looks);
+	EXPECT_LE(1, queued);
+	EXPECT_GE(4, queued);
+	/* The pages stayed: every line lives. */
+	last = line_at(shared, LINES - 1);
+	ASSERT_EQ(1, wait_for_one(self->port, id[LINES - 1], 38));
+	expect_line_lives(_metadata, self->port, last, 38);
+	munmap(shared, len);
 }
 
 TEST_F(port, dead_line_pin_returned_at_unregister)

@@ -422,6 +422,31 @@ static inline long long t_param(const char *name)
 	return v;
 }
 
+/*
+ * A counter the port's fdinfo shows by @key ("point_visits",
+ * "verify_queued"): not in the ABI's statistics, so read from
+ * /proc/self/fdinfo. -1 when the key is missing.
+ */
+static inline long long t_fdinfo(int port, const char *key)
+{
+	char path[64], line[128];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", port);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 /* Write @value to a module parameter; 0, or the errno of the write. */
 static inline int t_param_write(const char *name, const char *value)
 {

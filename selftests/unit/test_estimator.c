@@ -401,10 +401,11 @@ END_TEST
 START_TEST(table_find_on_empty_table_finds_nothing)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 
 	memset(slots, 0xff, sizeof(slots));
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, TABLE_CAP);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, TABLE_CAP);
 	ck_assert_ptr_null(gpuar_est_table_find(&tab, 0));
 	ck_assert_ptr_null(gpuar_est_table_find(&tab, 12345));
 	ck_assert_uint_eq(tab.used, 0);
@@ -414,12 +415,13 @@ END_TEST
 START_TEST(table_get_adds_a_fresh_point_once)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 	struct gpuar_est_entry *e, *again;
 	u32 i;
 
 	memset(slots, 0xff, sizeof(slots));
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, TABLE_CAP);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, TABLE_CAP);
 	e = gpuar_est_table_get(&tab, 0xabc, 8);
 	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(e->point, 0xabc);
@@ -442,9 +444,10 @@ END_TEST
 START_TEST(table_refuses_new_points_at_its_limit)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, 3);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, 3);
 	ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, 1, 8));
 	ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, 2, 8));
 	ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, 3, 8));
@@ -464,11 +467,12 @@ END_TEST
 START_TEST(table_evicts_the_least_recently_held_idle_point)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 	struct gpuar_est_entry *e1, *e2, *e3, *e4;
 	uint64_t p;
 
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, 3);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, 3);
 	gpuar_est_table_evict_idle(&tab);
 	e1 = gpuar_est_table_get(&tab, 1, 8);
 	e2 = gpuar_est_table_get(&tab, 2, 8);
@@ -503,9 +507,10 @@ END_TEST
 START_TEST(table_without_eviction_ignores_idleness)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, 1);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, 1);
 	ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, 1, 8));
 	ck_assert_ptr_null(gpuar_est_table_get(&tab, 2, 8));
 }
@@ -514,10 +519,11 @@ END_TEST
 START_TEST(table_limit_is_capped_at_capacity)
 {
 	struct gpuar_est_entry slots[4];
+	u32 index[4];
 	struct gpuar_est_table tab;
 	u64 p;
 
-	gpuar_est_table_init(&tab, slots, 4, 100);
+	gpuar_est_table_init(&tab, slots, index, 4, 100);
 	ck_assert_uint_eq(tab.limit, 4);
 	for (p = 10; p < 14; p++)
 		ck_assert_ptr_nonnull(gpuar_est_table_get(&tab, p, 1));
@@ -532,12 +538,13 @@ END_TEST
 START_TEST(table_refuses_a_capacity_that_is_not_a_power_of_two)
 {
 	struct gpuar_est_entry slots[6];
+	u32 index[6];
 	struct gpuar_est_table tab;
 
-	gpuar_est_table_init(&tab, slots, 6, 6);
+	gpuar_est_table_init(&tab, slots, index, 6, 6);
 	ck_assert_uint_eq(tab.cap, 0);
 	ck_assert_ptr_null(gpuar_est_table_get(&tab, 1, 8));
-	gpuar_est_table_init(&tab, slots, 0, 0);
+	gpuar_est_table_init(&tab, slots, index, 0, 0);
 	ck_assert_ptr_null(gpuar_est_table_get(&tab, 1, 8));
 	ck_assert_ptr_null(gpuar_est_table_find(&tab, 1));
 }
@@ -547,10 +554,11 @@ END_TEST
 static size_t home_of(u64 point)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, TABLE_CAP);
-	return (size_t)(gpuar_est_table_get(&tab, point, 1) - slots);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, TABLE_CAP);
+	return gpuar_est_table_get(&tab, point, 1)->slot;
 }
 
 /* A point other than @point whose home is @home. */
@@ -568,17 +576,18 @@ static u64 point_with_home(size_t home, u64 not )
 START_TEST(colliding_points_each_keep_their_own_entry)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 	u64 a = point_with_home(3, 0);
 	u64 b = point_with_home(3, a);
 	struct gpuar_est_entry *ea, *eb;
 
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, TABLE_CAP);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, TABLE_CAP);
 	ea = gpuar_est_table_get(&tab, a, 4);
 	eb = gpuar_est_table_get(&tab, b, 4);
 	ck_assert_ptr_ne(ea, eb);
-	ck_assert_int_eq(ea - slots, 3);
-	ck_assert_int_eq(eb - slots, 4);
+	ck_assert_int_eq(ea->slot, 3);
+	ck_assert_int_eq(eb->slot, 4);
 	gpuar_est_exact(&ea->est, 111);
 	gpuar_est_exact(&eb->est, 222);
 	ck_assert_uint_eq(predicted(&gpuar_est_table_find(&tab, a)->est), 111);
@@ -589,14 +598,14 @@ END_TEST
 START_TEST(collision_in_the_last_slot_wraps_to_the_first)
 {
 	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
 	struct gpuar_est_table tab;
 	u64 a = point_with_home(TABLE_CAP - 1, 0);
 	u64 b = point_with_home(TABLE_CAP - 1, a);
 
-	gpuar_est_table_init(&tab, slots, TABLE_CAP, TABLE_CAP);
-	ck_assert_int_eq(gpuar_est_table_get(&tab, a, 1) - slots,
-			 TABLE_CAP - 1);
-	ck_assert_int_eq(gpuar_est_table_get(&tab, b, 1) - slots, 0);
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, TABLE_CAP);
+	ck_assert_int_eq(gpuar_est_table_get(&tab, a, 1)->slot, TABLE_CAP - 1);
+	ck_assert_int_eq(gpuar_est_table_get(&tab, b, 1)->slot, 0);
 	ck_assert_uint_eq(gpuar_est_table_find(&tab, b)->point, b);
 	ck_assert_uint_eq(gpuar_est_table_find(&tab, a)->point, a);
 }
@@ -606,10 +615,11 @@ START_TEST(table_holds_many_points_up_to_capacity)
 {
 	enum { CAP = 256 };
 	static struct gpuar_est_entry slots[CAP];
+	static u32 index[CAP];
 	struct gpuar_est_table tab;
 	u64 i;
 
-	gpuar_est_table_init(&tab, slots, CAP, CAP);
+	gpuar_est_table_init(&tab, slots, index, CAP, CAP);
 	/* call-site-like keys: aligned addresses, many sharing low bits */
 	for (i = 0; i < CAP; i++) {
 		struct gpuar_est_entry *e =
@@ -626,6 +636,255 @@ START_TEST(table_holds_many_points_up_to_capacity)
 		ck_assert_uint_eq(predicted(&e->est), i);
 	}
 	ck_assert_ptr_null(gpuar_est_table_get(&tab, 1, 8));
+}
+END_TEST
+
+/* Every indexed entry sits at its slot, and the index holds nothing else. */
+static void assert_index_consistent(const struct gpuar_est_table *tab)
+{
+	u32 i, indexed = 0;
+
+	for (i = 0; i < tab->cap; i++)
+		if (tab->index[i] != GPUAR_EST_SLOT_EMPTY) {
+			const struct gpuar_est_entry *e =
+				&tab->entries[tab->index[i] - 1];
+
+			ck_assert(e->used);
+			ck_assert_uint_eq(e->slot, i);
+			indexed++;
+		}
+	ck_assert_uint_eq(indexed, tab->used);
+}
+
+/* Index slots @point's lookup reads. */
+static u64 find_visits(struct gpuar_est_table *tab, u64 point)
+{
+	u64 before = tab->visits;
+
+	gpuar_est_table_find(tab, point);
+	return tab->visits - before;
+}
+
+/*
+ * Evicting the head of a run shifts the rest of the run back into the
+ * hole: no tombstone is left, so a miss at that home ends where the run
+ * now ends.
+ */
+START_TEST(eviction_shifts_the_run_back_without_tombstones)
+{
+	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
+	struct gpuar_est_table tab;
+	u64 a = point_with_home(2, 0);
+	u64 b = point_with_home(2, a);
+	u64 c = point_with_home(3, 0);
+	u64 d = point_with_home(6, 0);
+	u64 miss;
+	struct gpuar_est_entry *ea, *eb, *ec;
+
+	for (miss = 1; miss == a || miss == b || home_of(miss) != 2; miss++)
+		;
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, 3);
+	gpuar_est_table_evict_idle(&tab);
+	ea = gpuar_est_table_get(&tab, a, 1);
+	eb = gpuar_est_table_get(&tab, b, 1);
+	ec = gpuar_est_table_get(&tab, c, 1);
+	/* a at its home 2, b displaced to 3, c (home 3) to 4 */
+	ck_assert_uint_eq(ea->slot, 2);
+	ck_assert_uint_eq(eb->slot, 3);
+	ck_assert_uint_eq(ec->slot, 4);
+	/* d evicts a, idle longest: b moves back to 2, c to its home 3 */
+	ck_assert_ptr_eq(gpuar_est_table_get(&tab, d, 1), ea);
+	ck_assert_uint_eq(ea->slot, 6);
+	ck_assert_uint_eq(eb->slot, 2);
+	ck_assert_uint_eq(ec->slot, 3);
+	ck_assert_uint_eq(index[4], GPUAR_EST_SLOT_EMPTY);
+	assert_index_consistent(&tab);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, b), eb);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, c), ec);
+	ck_assert_ptr_null(gpuar_est_table_find(&tab, a));
+	/* a miss at home 2 reads 2, 3 and the empty 4 */
+	ck_assert_uint_eq(find_visits(&tab, miss), 3);
+}
+END_TEST
+
+/*
+ * A run that wraps past the last slot shifts back across it too: an entry
+ * at slot 0 whose home is the last slot moves into a hole there.
+ */
+START_TEST(shift_back_wraps_past_the_last_slot)
+{
+	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
+	struct gpuar_est_table tab;
+	u64 a = point_with_home(TABLE_CAP - 1, 0);
+	u64 b = point_with_home(TABLE_CAP - 1, a);
+	u64 c = point_with_home(0, 0);
+	u64 d = point_with_home(4, 0);
+	struct gpuar_est_entry *eb, *ec;
+
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, 3);
+	gpuar_est_table_evict_idle(&tab);
+	gpuar_est_table_get(&tab, a, 1);
+	eb = gpuar_est_table_get(&tab, b, 1);
+	ec = gpuar_est_table_get(&tab, c, 1);
+	ck_assert_uint_eq(eb->slot, 0);
+	ck_assert_uint_eq(ec->slot, 1);
+	gpuar_est_table_get(&tab, d, 1);	/* evicts a */
+	ck_assert_uint_eq(eb->slot, TABLE_CAP - 1);
+	ck_assert_uint_eq(ec->slot, 0);
+	ck_assert_uint_eq(index[1], GPUAR_EST_SLOT_EMPTY);
+	assert_index_consistent(&tab);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, b), eb);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, c), ec);
+}
+END_TEST
+
+/*
+ * The point evicted is the one idle longest: released first, or, never
+ * held, added first; holding takes a point off the idle list, releasing
+ * puts it at the end.
+ */
+START_TEST(eviction_takes_the_point_idle_longest)
+{
+	struct gpuar_est_entry slots[TABLE_CAP];
+	u32 index[TABLE_CAP];
+	struct gpuar_est_table tab;
+	struct gpuar_est_entry *e1, *e2, *e3;
+
+	gpuar_est_table_init(&tab, slots, index, TABLE_CAP, 3);
+	gpuar_est_table_evict_idle(&tab);
+	e1 = gpuar_est_table_get(&tab, 1, 1);
+	e2 = gpuar_est_table_get(&tab, 2, 1);
+	e3 = gpuar_est_table_get(&tab, 3, 1);
+	gpuar_est_entry_hold(&tab, e1);
+	gpuar_est_entry_hold(&tab, e1);
+	gpuar_est_entry_hold(&tab, e3);
+	gpuar_est_entry_release(e3);
+	gpuar_est_entry_release(e1);
+	/* idle: 2 (added), 3 (released), 1 still held once */
+	ck_assert_ptr_eq(gpuar_est_table_get(&tab, 4, 1), e2);
+	ck_assert_ptr_null(gpuar_est_table_find(&tab, 2));
+	ck_assert_ptr_eq(gpuar_est_table_get(&tab, 5, 1), e3);
+	ck_assert_ptr_null(gpuar_est_table_find(&tab, 3));
+	/* 1 held, 4 and 5 idle: 4 goes, then 5, then nothing */
+	ck_assert_ptr_eq(gpuar_est_table_get(&tab, 6, 1), e2);
+	ck_assert_uint_eq(e2->point, 6);
+	gpuar_est_entry_hold(&tab, e2);
+	ck_assert_ptr_eq(gpuar_est_table_get(&tab, 7, 1), e3);
+	gpuar_est_entry_hold(&tab, e3);
+	ck_assert_ptr_null(gpuar_est_table_get(&tab, 8, 1));
+	gpuar_est_entry_release(e1);
+	ck_assert_ptr_eq(gpuar_est_table_get(&tab, 8, 1), e1);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, 6), e2);
+	ck_assert_ptr_eq(gpuar_est_table_find(&tab, 7), e3);
+	assert_index_consistent(&tab);
+}
+END_TEST
+
+/*
+ * The costs K3-4 was about, at the module's default (64 points, 128
+ * slots) after ten tables' worth of new points: a tombstone table had no
+ * empty slot left by then, and every new point or miss read all 128
+ * slots (a new point twice, plus a 128-entry LRU scan). Counted in index
+ * slots read, with call-site-like keys.
+ */
+START_TEST(churn_keeps_every_probe_short)
+{
+	enum { LIMIT = 64, CAP = 128 };
+	static struct gpuar_est_entry slots[LIMIT];
+	static u32 index[CAP];
+	struct gpuar_est_table tab;
+	u64 p, before;
+
+	gpuar_est_table_init(&tab, slots, index, CAP, LIMIT);
+	gpuar_est_table_evict_idle(&tab);
+	for (p = 0; p < 10 * LIMIT; p++) {
+		struct gpuar_est_entry *e =
+			gpuar_est_table_get(&tab, 0x400000 + p * 64, 8);
+
+		ck_assert_ptr_nonnull(e);
+		gpuar_est_entry_hold(&tab, e);
+		gpuar_est_entry_release(e);
+	}
+	assert_index_consistent(&tab);
+	ck_assert_uint_eq(tab.used, LIMIT);
+
+	before = tab.visits;
+	for (; p < 11 * LIMIT; p++)
+		ck_assert_ptr_nonnull(
+			gpuar_est_table_get(&tab, 0x400000 + p * 64, 8));
+	ck_assert_uint_le(tab.visits - before, 8 * LIMIT);
+
+	before = tab.visits;
+	for (p = 10 * LIMIT; p < 11 * LIMIT; p++)
+		ck_assert_ptr_nonnull(
+			gpuar_est_table_find(&tab, 0x400000 + p * 64));
+	ck_assert_uint_le(tab.visits - before, 4 * LIMIT);
+
+	before = tab.visits;
+	for (p = 0; p < LIMIT; p++)
+		ck_assert_ptr_null(
+			gpuar_est_table_find(&tab, 0x400000 + p * 64));
+	ck_assert_uint_le(tab.visits - before, 4 * LIMIT);
+	assert_index_consistent(&tab);
+}
+END_TEST
+
+/*
+ * Random points, holds and releases against a model: the index stays
+ * consistent, a held entry never moves or changes point, the table never
+ * holds more than its limit, and a refusal happens only when every point
+ * is held.
+ */
+START_TEST(random_churn_matches_a_model)
+{
+	enum { LIMIT = 16, CAP = 32, STEPS = 20000 };
+	static struct gpuar_est_entry slots[LIMIT];
+	static u32 index[CAP];
+	struct gpuar_est_table tab;
+	struct gpuar_est_entry *held[LIMIT * 2];
+	u64 held_point[LIMIT * 2];
+	u32 nheld = 0, i, step;
+	u64 seed = 12345;
+
+	gpuar_est_table_init(&tab, slots, index, CAP, LIMIT);
+	gpuar_est_table_evict_idle(&tab);
+	for (step = 0; step < STEPS; step++) {
+		u64 r, point;
+		struct gpuar_est_entry *e;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		r = seed >> 33;
+		point = r % 48;
+		if ((r & 0x300) == 0 && nheld) {
+			i = (u32)((r >> 12) % nheld);
+			gpuar_est_entry_release(held[i]);
+			held[i] = held[--nheld];
+			held_point[i] = held_point[nheld];
+			continue;
+		}
+		e = gpuar_est_table_get(&tab, point, 1);
+		if (!e) {
+			u32 j, distinct = 0;
+
+			/* refused: every entry is held */
+			for (j = 0; j < LIMIT; j++)
+				distinct += slots[j].holds != 0;
+			ck_assert_uint_eq(distinct, LIMIT);
+			continue;
+		}
+		ck_assert_uint_eq(e->point, point);
+		if (nheld < LIMIT * 2) {
+			gpuar_est_entry_hold(&tab, e);
+			held[nheld] = e;
+			held_point[nheld++] = point;
+		}
+		for (i = 0; i < nheld; i++)
+			ck_assert_uint_eq(held[i]->point, held_point[i]);
+		ck_assert_uint_le(tab.used, LIMIT);
+	}
+	assert_index_consistent(&tab);
 }
 END_TEST
 
@@ -680,6 +939,11 @@ static Suite *estimator_suite(void)
 	tcase_add_test(tab, colliding_points_each_keep_their_own_entry);
 	tcase_add_test(tab, collision_in_the_last_slot_wraps_to_the_first);
 	tcase_add_test(tab, table_holds_many_points_up_to_capacity);
+	tcase_add_test(tab, eviction_shifts_the_run_back_without_tombstones);
+	tcase_add_test(tab, shift_back_wraps_past_the_last_slot);
+	tcase_add_test(tab, eviction_takes_the_point_idle_longest);
+	tcase_add_test(tab, churn_keeps_every_probe_short);
+	tcase_add_test(tab, random_churn_matches_a_model);
 	suite_add_tcase(s, tab);
 	return s;
 }

@@ -236,13 +236,14 @@ END_TEST
 START_TEST(point_window_only_grows)
 {
 	struct gpuar_est_entry slots[8];
+	u32 index[8];
 	struct gpuar_est_table tab;
 	struct gpuar_plan p8 = flag_plan(100 * US, 0, true);
 	struct gpuar_plan p4 = p8, plain = flag_plan(100 * US, 0, false);
 	struct gpuar_est_entry *e;
 
 	p4.window = 4;
-	gpuar_est_table_init(&tab, slots, 8, 4);
+	gpuar_est_table_init(&tab, slots, index, 8, 4);
 	e = gpuar_word_point(&tab, 7, &plain);
 	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(e->est.window, 1);
