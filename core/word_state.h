@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * The word-wait state machine, one implementation for every waiter: the
- * module's port (kmod/word_wait.c), the library's userspace port and its
+ * module's port (kmod/word_*.c), the library's userspace port and its
  * wait driver. Given the checks a caller makes of a word (and when), it
  * decides the outcome, when the next check is due, when a blocked reader
  * should wake to spin, and what the point's estimator learns. The callers
