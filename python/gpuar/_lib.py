@@ -47,6 +47,7 @@ _PROTOTYPES = {
     "gpuar_port_engine": (c_int, [vp]),
     "gpuar_engine_name": (c_str, [c_int]),
     "gpuar_port_fd": (c_int, [vp]),
+    "gpuar_port_imminent": (ctypes.c_bool, [vp]),
     "gpuar_port_process": (c_int, [vp]),
     "gpuar_port_next_check_ns": (c_u64, [vp]),
     "gpuar_line_alloc": (c_int, [vp, P(vp)]),

@@ -127,7 +127,7 @@ class Backend:
     # the legacy stream's handle, or None where the backend has none.
     legacy_stream = None
 
-    def __init__(self, ordinal=0, *, engine="auto"):
+    def __init__(self, ordinal=0, *, engine="auto", **port_options):
         handle = ctypes.c_void_p()
         diag = new_diag()
         check(self._fn("open")(ctypes.byref(handle), ordinal,
@@ -136,7 +136,7 @@ class Backend:
         self._handle = handle
         self.device = ordinal
         self.last_diag = diag
-        self.port = _VendorPort(self, engine=engine)
+        self.port = _VendorPort(self, engine=engine, **port_options)
         self._lines = []
         self._free = []
         self._busy = {}         # handle -> _Slot
@@ -144,10 +144,12 @@ class Backend:
         self._closing = threading.Lock()    # close() in an executor
 
     @classmethod
-    async def open(cls, ordinal=0, *, engine="auto"):
-        """The backend, opened in the running loop's default executor."""
+    async def open(cls, ordinal=0, *, engine="auto", **port_options):
+        """The backend, opened in the running loop's default executor.
+        @port_options: Port's keyword options for the backend's port."""
         return await asyncio.get_running_loop().run_in_executor(
-            None, functools.partial(cls, ordinal, engine=engine))
+            None, functools.partial(cls, ordinal, engine=engine,
+                                    **port_options))
 
     def _fn(self, name):
         return getattr(lib, f"{self.prefix}_{name}")

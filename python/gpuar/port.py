@@ -6,15 +6,20 @@ import itertools
 
 from . import _structs as S
 from ._lib import lib
-from ._reactor import Reactor
-from .errors import PortClosedError, check, new_diag
+from ._reactor import REAP_BATCH, Reactor
+from .errors import (E_FEATURE_UNAVAILABLE, PortClosedError, check,
+                     new_diag)
 from .plan import as_plan, await_plan
 from .record import Record
 
 ENGINES = {"auto": 0, "kernel": 1, "user": 2}
 PORT_CLOEXEC = 1 << 0
+PORT_IMMINENT = 1 << 2
 PORT_STRICT = 1 << 16
 PORT_WATCHER = 1 << 17
+# The lease of an imminent wait a reap in the loop's thread claims: the
+# most the loop spins on one wait's word when its work runs late.
+LOOP_BUSY_READ_US = 200
 
 # A plan for awaits that gives the user engine's loop few wake-ups: sleep
 # on the estimator to just before the predicted completion, then check
@@ -22,7 +27,7 @@ PORT_WATCHER = 1 << 17
 # the binding resubmits them (the word itself cannot fail).
 DEFAULT_PLAN = ("flag:park_us=200,backstop_us=1000000+predict:margin_us=200,"
                 "min_sleep_us=50,max_sleep_us=100000,window=8")
-REAP_BATCH = 64
+
 
 
 class Line:
@@ -60,6 +65,21 @@ class Port:
 
     engine: "auto" (the kernel module when /dev/gpuar opens, else the user
     engine), "kernel" or "user"; strict refuses instead of falling back.
+    watcher: the user engine runs on a thread of its own, so the fd is
+    readable only while a record is queued.
+    imminent (default: on, except with watcher): imminent readiness. At a
+    predicted wait's early wake the fd turns ready (the kernel engine's
+    with EPOLLPRI, which the asyncio side watches through an epoll of its
+    own) and the loop's callback claims the wait and watches its word
+    itself, for at most busy_read_us (200 here by default; None: that, 0:
+    the library's or module's default): a completion is seen at about a
+    spin's latency instead of the next timer check's, for up to
+    busy_read_us of the loop's CPU per wait whose work runs late.
+    .imminent says whether it runs (a module without it: not, with a
+    warning in .warning; explicitly asked with strict: refused).
+    max_waits, max_lines: the pending-wait and line limits (0: the
+    defaults, 4096 and 64; the kernel engine's lines are the module's
+    max_lines parameter).
     Use it from one asyncio loop at a time (await port.wait(...),
     async for record in port) or directly (submit/process/reap).
 
@@ -74,24 +94,45 @@ class Port:
     """
 
     def __init__(self, engine="auto", *, strict=False, watcher=False,
-                 max_waits=0, device_path=None):
+                 imminent=None, busy_read_us=None, max_waits=0, max_lines=0,
+                 device_path=None):
+        auto_imminent = imminent is None
+        if auto_imminent:
+            # On wherever the port can run it: the watcher thread runs the
+            # user engine itself, so it has no early wake to hand over.
+            imminent = not watcher
+        if busy_read_us is None:
+            busy_read_us = LOOP_BUSY_READ_US if imminent else 0
         opts = S.PortOptions(engine=ENGINES[engine], max_waits=max_waits,
+                             max_lines=max_lines, busy_read_us=busy_read_us,
                              flags=PORT_CLOEXEC |
+                             (PORT_IMMINENT if imminent else 0) |
                              (PORT_STRICT if strict else 0) |
                              (PORT_WATCHER if watcher else 0))
         if device_path:
             opts.device_path = device_path.encode()
         handle = ctypes.c_void_p()
         diag = new_diag()
-        check(lib.gpuar_port_open(ctypes.byref(handle), ctypes.byref(opts),
-                                  ctypes.byref(diag)), "gpuar_port_open", diag)
+        ret = lib.gpuar_port_open(ctypes.byref(handle), ctypes.byref(opts),
+                                  ctypes.byref(diag))
+        if (ret == -errno.EOPNOTSUPP and auto_imminent and
+                diag.code == E_FEATURE_UNAVAILABLE):
+            # strict, and a module without imminent readiness: asked for
+            # by default only, so open without it.
+            opts.flags &= ~PORT_IMMINENT
+            diag = new_diag()
+            ret = lib.gpuar_port_open(ctypes.byref(handle),
+                                      ctypes.byref(opts), ctypes.byref(diag))
+        check(ret, "gpuar_port_open", diag)
         self._handle = handle
         self.warning = diag.message.decode() if diag.code else None
         self.engine = lib.gpuar_engine_name(
             lib.gpuar_port_engine(handle)).decode()
+        self.imminent = bool(lib.gpuar_port_imminent(handle))
         self.fd = lib.gpuar_port_fd(handle)
         self._ids = itertools.count(1)
-        self._reactor = Reactor(self)
+        self._reactor = Reactor(self, watch_pri=self.imminent and
+                                self.engine == "kernel")
 
     # ------------------------------------------------------------ plain calls
     def line(self):

@@ -17,6 +17,7 @@ import gpuar
 import gpuar.cuda
 import gpuar.hip
 from test_vendor import PLAN, backend, double, run  # noqa: F401 (fixtures)
+pytestmark = pytest.mark.usefixtures("event_loop_kind")
 
 
 class TorchDevice:

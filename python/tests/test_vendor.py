@@ -16,6 +16,7 @@ import gpuar.hip
 from conftest import DOUBLES, ENGINE
 
 PLAN = "flag:park_us=200,backstop_us=1000000"
+pytestmark = pytest.mark.usefixtures("event_loop_kind")
 vp = ctypes.c_void_p
 
 
