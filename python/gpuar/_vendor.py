@@ -2,17 +2,20 @@
 """What the CUDA and HIP bindings share: a backend handle, a port whose
 records are reaped through the backend (so a stream's failure becomes an
 error with the vendor's code), and slots handed to streams."""
+from __future__ import annotations
+
 import asyncio
 import ctypes
 import errno
 import functools
 import threading
 import warnings
+from typing import Any, Optional, Tuple
 
 from . import _structs as S
 from ._lib import has, lib
 from .errors import GpuarError, PortClosedError, check, new_diag
-from .plan import await_plan
+from .plan import PlanLike, await_plan
 from .port import DEFAULT_PLAN, Port
 from .record import Record
 
@@ -20,11 +23,12 @@ LINE_FREE_TIMEOUT_NS = 1_000_000_000
 _LEAKED_PORTS = []
 
 
-def _int(value):
+def _int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def handle_of(obj, attrs, kind="stream"):
+def handle_of(obj: Any, attrs: Tuple[str, ...],
+              kind: str = "stream") -> Tuple[int, bool]:
     """(raw handle, from an object) for @obj: an int as it is, or an
     object that carries one: the CUDA stream protocol (__cuda_stream__(),
     returning (version, handle)), then the attributes @attrs in order
@@ -50,7 +54,7 @@ def handle_of(obj, attrs, kind="stream"):
                     f"{', '.join(names)}; got {type(obj).__name__}")
 
 
-def device_of(obj):
+def device_of(obj: Any) -> Optional[int]:
     """The device ordinal a framework object says it belongs to, or None:
     .device_index (torch), .device_id (CuPy streams), .device as an int,
     or its .index (torch.device) or .id (cupy.cuda.Device)."""
@@ -127,7 +131,8 @@ class Backend:
     # the legacy stream's handle, or None where the backend has none.
     legacy_stream = None
 
-    def __init__(self, ordinal=0, *, engine="auto", **port_options):
+    def __init__(self, ordinal: int = 0, *, engine: str = "auto",
+                 **port_options: Any) -> None:
         handle = ctypes.c_void_p()
         diag = new_diag()
         check(self._fn("open")(ctypes.byref(handle), ordinal,
@@ -144,7 +149,8 @@ class Backend:
         self._closing = threading.Lock()    # close() in an executor
 
     @classmethod
-    async def open(cls, ordinal=0, *, engine="auto", **port_options):
+    async def open(cls, ordinal: int = 0, *, engine: str = "auto",
+                   **port_options: Any) -> Backend:
         """The backend, opened in the running loop's default executor.
         @port_options: Port's keyword options for the backend's port."""
         return await asyncio.get_running_loop().run_in_executor(
@@ -155,11 +161,11 @@ class Backend:
         return getattr(lib, f"{self.prefix}_{name}")
 
     @property
-    def library(self):
+    def library(self) -> str:
         return self._fn("library")(self._handle).decode()
 
     @property
-    def driver_version(self):
+    def driver_version(self) -> int:
         return self._fn("driver_version")(self._handle)
 
     def _slot_for(self, handle):
@@ -238,7 +244,8 @@ class Backend:
             handle = self.legacy_stream
         return handle
 
-    async def stream_done(self, stream, *, plan=DEFAULT_PLAN, point=None):
+    async def stream_done(self, stream: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                          point: Optional[int] = None) -> Record:
         """Complete when the work enqueued on @stream so far is done; the
         Record. @stream: a raw handle (an int; 0 is refused), or a
         framework's stream: an object with __cuda_stream__(), .cuda_stream
@@ -253,10 +260,11 @@ class Backend:
                                  plan, point)
 
     @property
-    def has_event_await(self):
+    def has_event_await(self) -> bool:
         return has(self.prefix + "_await_event")
 
-    async def event_done(self, event, *, plan=DEFAULT_PLAN, point=None):
+    async def event_done(self, event: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                         point: Optional[int] = None) -> Record:
         """Complete when @event has completed: a raw event handle, or an
         object with .cuda_event (torch.cuda.Event), .hip_event, .event or
         .ptr (CuPy). Only where the library has event awaits
@@ -267,7 +275,7 @@ class Backend:
         return await self._await("await_event",
                                  self._resolve(event, "event"), plan, point)
 
-    def close(self):
+    def close(self) -> None:
         """Cancel what is pending, free the lines (each waits, up to a
         second, for the device to stop touching it), then the port and the
         backend. Lines go first: they belong to the port. Tasks awaiting
@@ -315,7 +323,7 @@ class Backend:
         while self.port.reap():
             pass
 
-    async def aclose(self):
+    async def aclose(self) -> None:
         """close() from a coroutine: the awaits end here, in the loop; the
         lines, port and backend go in the loop's default executor."""
         if self._handle and not self._closed:
@@ -323,16 +331,16 @@ class Backend:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              self.close)
 
-    def __enter__(self):
+    def __enter__(self) -> Backend:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Backend:
         return self
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
@@ -371,22 +379,24 @@ def module_functions(cls):
             backend = await loop.run_in_executor(None, open_for, key)
         return backend
 
-    async def stream_done(stream, *, plan=DEFAULT_PLAN, point=None,
-                          device=None):
+    async def stream_done(stream: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                          point: Optional[int] = None,
+                          device: Optional[int] = None) -> Record:
         """The work enqueued on @stream so far is done: Backend.stream_done
         on the backend of @stream's device (device=, else 0, for a raw
         handle) and the running loop."""
         return await (await backend_for(stream, device)).stream_done(
             stream, plan=plan, point=point)
 
-    async def event_done(event, *, plan=DEFAULT_PLAN, point=None,
-                         device=None):
+    async def event_done(event: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                         point: Optional[int] = None,
+                         device: Optional[int] = None) -> Record:
         """@event has completed (where the library has event awaits), on
         the backend of its device and the running loop."""
         return await (await backend_for(event, device)).event_done(
             event, plan=plan, point=point)
 
-    def close_default():
+    def close_default() -> None:
         """Close every module-level backend (ports, lines and contexts, of
         every device and loop). Blocks (a second per line at most): call it
         outside the loop, or through loop.run_in_executor."""

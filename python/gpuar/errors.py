@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 """GpuarError: a failed call, with gpuar's coded error and the errno."""
+from __future__ import annotations
+
 import errno
 import os
+from typing import Optional
 
 from . import _structs as S
 from ._lib import lib
@@ -23,7 +26,8 @@ class GpuarError(OSError):
     .errno, never on the message.
     """
 
-    def __init__(self, err, code=0, message=None, call=None):
+    def __init__(self, err: int, code: int = 0, message: Optional[str] = None,
+                 call: Optional[str] = None) -> None:
         self.code = code
         name = lib.gpuar_code_name(code) if code else None
         self.code_name = name.decode() if name else None
@@ -38,7 +42,7 @@ class PortClosedError(GpuarError):
     `async for` step that was pending when it closed. Not CancelledError:
     the awaiting task itself was not cancelled."""
 
-    def __init__(self, call="port closed"):
+    def __init__(self, call: str = "port closed") -> None:
         super().__init__(errno.EBADF, call=call)
 
 

@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: MIT
 """Completion ports and their lines."""
+from __future__ import annotations
+
 import ctypes
 import errno
 import itertools
+from typing import AsyncIterator, Dict, List, Optional
 
 from . import _structs as S
 from ._lib import lib
 from ._reactor import REAP_BATCH, Reactor
 from .errors import (E_FEATURE_UNAVAILABLE, PortClosedError, check,
                      new_diag)
-from .plan import as_plan, await_plan
+from .plan import PlanLike, as_plan, await_plan
 from .record import Record
 
 ENGINES = {"auto": 0, "kernel": 1, "user": 2}
@@ -33,27 +36,27 @@ DEFAULT_PLAN = ("flag:park_us=200,backstop_us=1000000+predict:margin_us=200,"
 class Line:
     """Eight u64 words (slots) a producer stores sequence numbers into."""
 
-    def __init__(self, port, handle):
+    def __init__(self, port: Port, handle: ctypes.c_void_p) -> None:
         self.port = port
         self._handle = handle
         self.id = lib.gpuar_line_id(handle)
         self._base = ctypes.cast(lib.gpuar_line_words(handle),
                                  ctypes.c_void_p).value
 
-    def word(self, slot):
+    def word(self, slot: int):
         """A ctypes pointer to @slot's word (for the soft producer)."""
         if not 0 <= slot < S.LINE_SLOTS:
             raise ValueError(f"slot {slot} not in 0..{S.LINE_SLOTS - 1}")
         return ctypes.cast(self._base + 8 * slot,
                            ctypes.POINTER(ctypes.c_uint64))
 
-    def __getitem__(self, slot):
+    def __getitem__(self, slot: int) -> int:
         return self.word(slot).contents.value
 
-    def __setitem__(self, slot, value):
+    def __setitem__(self, slot: int, value: int) -> None:
         self.word(slot).contents.value = value
 
-    def free(self):
+    def free(self) -> None:
         if self._handle:
             check(lib.gpuar_line_free(self.port._handle, self._handle),
                   "gpuar_line_free")
@@ -93,9 +96,11 @@ class Port:
     raises GpuarError (EPERM): the child opens its own ports.
     """
 
-    def __init__(self, engine="auto", *, strict=False, watcher=False,
-                 imminent=None, busy_read_us=None, max_waits=0, max_lines=0,
-                 device_path=None):
+    def __init__(self, engine: str = "auto", *, strict: bool = False,
+                 watcher: bool = False, imminent: Optional[bool] = None,
+                 busy_read_us: Optional[int] = None, max_waits: int = 0,
+                 max_lines: int = 0,
+                 device_path: Optional[str] = None) -> None:
         auto_imminent = imminent is None
         if auto_imminent:
             # On wherever the port can run it: the watcher thread runs the
@@ -135,17 +140,18 @@ class Port:
                                 self.engine == "kernel")
 
     # ------------------------------------------------------------ plain calls
-    def line(self):
+    def line(self) -> Line:
         handle = ctypes.c_void_p()
         check(lib.gpuar_line_alloc(self._h, ctypes.byref(handle)),
               "gpuar_line_alloc")
         return Line(self, handle)
 
-    def next_user_data(self):
+    def next_user_data(self) -> int:
         return next(self._ids)
 
-    def submit(self, line, slot, target, *, plan=DEFAULT_PLAN, point=1,
-               user_data=None, start_ns=0):
+    def submit(self, line: Line, slot: int, target: int, *,
+               plan: PlanLike = DEFAULT_PLAN, point: int = 1,
+               user_data: Optional[int] = None, start_ns: int = 0) -> int:
         """Submit one word wait; returns its user_data (a fresh one unless
         given). The record comes from reap() or `async for` over the port."""
         wait = S.WordWait(user_data=self.next_user_data()
@@ -159,7 +165,8 @@ class Port:
         check(lib.gpuar_submit_word_waits(self._h, ctypes.byref(wait), 1,
                                           None), "gpuar_submit_word_waits")
 
-    def submit_fence(self, fd, *, user_data=None):
+    def submit_fence(self, fd: int, *,
+                     user_data: Optional[int] = None) -> int:
         """Wait for a sync_file fd to signal (the port takes its own
         reference); returns the user_data."""
         wait = S.FenceWait(user_data=self.next_user_data()
@@ -168,17 +175,17 @@ class Port:
                                            None), "gpuar_submit_fence_waits")
         return wait.user_data
 
-    def cancel(self, user_data):
+    def cancel(self, user_data: int) -> int:
         """Cancel the pending waits carrying @user_data; returns how many.
         GpuarError EALREADY: it completed first (its record is queued);
         ENOENT: none pending."""
         return check(lib.gpuar_cancel(self._h, user_data), "gpuar_cancel")
 
-    def process(self):
+    def process(self) -> int:
         """Run the user engine's due checks; returns the records queued."""
         return check(lib.gpuar_port_process(self._h), "gpuar_port_process")
 
-    def reap(self, max_records=REAP_BATCH):
+    def reap(self, max_records: int = REAP_BATCH) -> List[Record]:
         """The records ready now (never blocks); [] when none. Each call
         reaps into a buffer of its own (ctypes releases the GIL around the
         C call), so threads may reap one port at once."""
@@ -200,13 +207,13 @@ class Port:
     def _record_of(item):
         return Record.from_c(item)
 
-    def stats(self):
+    def stats(self) -> Dict[str, object]:
         st = S.PortStats(size=ctypes.sizeof(S.PortStats))
         check(lib.gpuar_port_stats(self._h, ctypes.byref(st)),
               "gpuar_port_stats")
         return S.stats_fields(st)
 
-    def point_stats(self, point):
+    def point_stats(self, point: int) -> Dict[str, object]:
         st = S.PointStats(size=ctypes.sizeof(S.PointStats), point=point)
         check(lib.gpuar_point_stats(self._h, ctypes.byref(st)),
               "gpuar_point_stats")
@@ -214,7 +221,7 @@ class Port:
         out["has_prediction"] = bool(st.flags & 1)
         return out
 
-    def close(self):
+    def close(self) -> None:
         """Cancel every pending wait and close the fd. Tasks awaiting the
         port get PortClosedError (errno EBADF), `async for` over it ends."""
         if self._handle:
@@ -228,10 +235,10 @@ class Port:
             raise PortClosedError()
         return self._handle
 
-    def __enter__(self):
+    def __enter__(self) -> Port:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):
@@ -239,7 +246,8 @@ class Port:
             lib.gpuar_port_close(self._handle)
 
     # ---------------------------------------------------------------- asyncio
-    async def wait(self, line, slot, target, *, plan=DEFAULT_PLAN, point=1):
+    async def wait(self, line: Line, slot: int, target: int, *,
+                   plan: PlanLike = DEFAULT_PLAN, point: int = 1) -> Record:
         """Wait until @slot of @line reaches @target (wrapping order); returns
         the Record. Cancelling the awaiting task cancels the wait. A wait
         that outlives its plan's backstop is resubmitted with its original
@@ -255,5 +263,5 @@ class Port:
         wait.start_ns = start_ns
         self._submit(wait)
 
-    def __aiter__(self):
+    def __aiter__(self) -> AsyncIterator[Record]:
         return self._reactor.records()

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Completion records, as Python values."""
+from __future__ import annotations
+
 from dataclasses import dataclass
 from typing import Optional
 
@@ -29,17 +31,18 @@ class Record:
     vendor_name: Optional[str] = None
 
     @classmethod
-    def from_c(cls, rec, vendor_status=0, vendor_name=None):
+    def from_c(cls, rec, vendor_status: int = 0,
+               vendor_name: Optional[bytes] = None) -> Record:
         return cls(rec.user_data, rec.start_ns, rec.complete_ns, rec.slept_ns,
                    rec.point, rec.value, rec.status, rec.checks, rec.source,
                    rec.outcome, vendor_status,
                    vendor_name.decode() if vendor_name else None)
 
     @property
-    def outcome_name(self):
+    def outcome_name(self) -> str:
         return lib.gpuar_outcome_name(self.outcome).decode()
 
     @property
-    def latency_ns(self):
+    def latency_ns(self) -> int:
         """From the wait's start to the check that saw it complete."""
         return self.complete_ns - self.start_ns
