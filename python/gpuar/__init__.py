@@ -8,7 +8,7 @@
             line = port.line()
             gpu.store_after(line, 0, 1, 2_000_000)    # "GPU work": 2 ms
             record = await port.wait(line, 0, 1)
-            print(record.outcome_name, record.latency_ns)
+            print(record.outcome_name, record.wait_ns)
 
     asyncio.run(main())
 

@@ -46,6 +46,19 @@ class PortClosedError(GpuarError):
         super().__init__(errno.EBADF, call=call)
 
 
+U64_MAX = (1 << 64) - 1
+
+
+def in_range(name: str, value: int, high: int = U64_MAX) -> int:
+    """@value, or ValueError when it is not an int in 0..@high (ctypes
+    would store it modulo 2**64 or 2**32: 2**64 becomes 0)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not 0 <= value <= high:
+        raise ValueError(f"{name} {value} not in 0..{high}")
+    return value
+
+
 def check(ret, call, diag=None):
     """Return @ret, or raise GpuarError for a negative return."""
     if ret >= 0:
@@ -60,4 +73,4 @@ def new_diag():
     return S.Error()
 
 
-__all__ = ["GpuarError", "PortClosedError", "check", "new_diag"]
+__all__ = ["GpuarError", "PortClosedError", "check", "in_range", "new_diag"]

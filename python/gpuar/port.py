@@ -5,13 +5,14 @@ from __future__ import annotations
 import ctypes
 import errno
 import itertools
+import os
 from typing import AsyncIterator, Dict, List, Optional
 
 from . import _structs as S
 from ._lib import lib
 from ._reactor import REAP_BATCH, Reactor
-from .errors import (E_FEATURE_UNAVAILABLE, PortClosedError, check,
-                     new_diag)
+from .errors import (E_FEATURE_UNAVAILABLE, GpuarError, PortClosedError,
+                     check, in_range, new_diag)
 from .plan import PlanLike, as_plan, await_plan
 from .record import Record
 
@@ -33,8 +34,27 @@ DEFAULT_PLAN = ("flag:park_us=200,backstop_us=1000000+predict:margin_us=200,"
 
 
 
+# Forks so far, as this process counts them: a port remembers the count
+# it was opened at, so a child forked since is told apart without a
+# system call. Its lines' pages are not in the child (the library maps
+# them so), and reading one there would kill it with SIGSEGV.
+_forks = [0]
+os.register_at_fork(after_in_child=lambda: _forks.__setitem__(
+    0, _forks[0] + 1))
+
+
+def _slot(slot):
+    if isinstance(slot, bool) or not isinstance(slot, int) or \
+            not 0 <= slot < S.LINE_SLOTS:
+        raise ValueError(f"slot {slot!r} not in 0..{S.LINE_SLOTS - 1}")
+    return slot
+
+
 class Line:
-    """Eight u64 words (slots) a producer stores sequence numbers into."""
+    """Eight u64 words (slots) a producer stores sequence numbers into.
+    In a child forked without exec the words are not there: reading or
+    writing them raises GpuarError (EPERM), as every call on the port
+    does."""
 
     def __init__(self, port: Port, handle: ctypes.c_void_p) -> None:
         self.port = port
@@ -45,8 +65,15 @@ class Line:
 
     def word(self, slot: int):
         """A ctypes pointer to @slot's word (for the soft producer)."""
-        if not 0 <= slot < S.LINE_SLOTS:
-            raise ValueError(f"slot {slot} not in 0..{S.LINE_SLOTS - 1}")
+        _slot(slot)
+        if self.port._forks != _forks[0]:
+            raise GpuarError(errno.EPERM, call=f"line {self.id}: opened "
+                             "by the parent process; its words are not "
+                             "in a forked child")
+        if not self._handle:
+            raise GpuarError(errno.EBADF, call=f"line {self.id}: freed")
+        if not self.port._handle:
+            raise PortClosedError()
         return ctypes.cast(self._base + 8 * slot,
                            ctypes.POINTER(ctypes.c_uint64))
 
@@ -54,7 +81,7 @@ class Line:
         return self.word(slot).contents.value
 
     def __setitem__(self, slot: int, value: int) -> None:
-        self.word(slot).contents.value = value
+        self.word(slot).contents.value = in_range("value", value)
 
     def free(self) -> None:
         if self._handle:
@@ -130,6 +157,7 @@ class Port:
                                       ctypes.byref(opts), ctypes.byref(diag))
         check(ret, "gpuar_port_open", diag)
         self._handle = handle
+        self._forks = _forks[0]
         self.warning = diag.message.decode() if diag.code else None
         self.engine = lib.gpuar_engine_name(
             lib.gpuar_port_engine(handle)).decode()
@@ -142,8 +170,14 @@ class Port:
     # ------------------------------------------------------------ plain calls
     def line(self) -> Line:
         handle = ctypes.c_void_p()
-        check(lib.gpuar_line_alloc(self._h, ctypes.byref(handle)),
-              "gpuar_line_alloc")
+        ret = lib.gpuar_line_alloc(self._h, ctypes.byref(handle))
+        if ret == -errno.ENOSPC:
+            raise GpuarError(errno.ENOSPC, call="gpuar_line_alloc", message=(
+                "the port's line limit is reached: free a line, or open "
+                "the port with a larger Port(max_lines=...)" +
+                (" (the kernel engine's is the module's max_lines "
+                 "parameter)" if self.engine == "kernel" else "")))
+        check(ret, "gpuar_line_alloc")
         return Line(self, handle)
 
     def next_user_data(self) -> int:
@@ -155,9 +189,13 @@ class Port:
         """Submit one word wait; returns its user_data (a fresh one unless
         given). The record comes from reap() or `async for` over the port."""
         wait = S.WordWait(user_data=self.next_user_data()
-                          if user_data is None else user_data,
-                          target=target, point=point, start_ns=start_ns,
-                          line=line.id, slot=slot, plan=as_plan(plan)._c)
+                          if user_data is None else
+                          in_range("user_data", user_data),
+                          target=in_range("target", target),
+                          point=in_range("point", point),
+                          start_ns=in_range("start_ns", start_ns),
+                          line=line.id, slot=_slot(slot),
+                          plan=as_plan(plan)._c)
         self._submit(wait)
         return wait.user_data
 
@@ -170,7 +208,9 @@ class Port:
         """Wait for a sync_file fd to signal (the port takes its own
         reference); returns the user_data."""
         wait = S.FenceWait(user_data=self.next_user_data()
-                           if user_data is None else user_data, fd=fd)
+                           if user_data is None else
+                           in_range("user_data", user_data),
+                           fd=in_range("fd", fd, (1 << 31) - 1))
         check(lib.gpuar_submit_fence_waits(self._h, ctypes.byref(wait), 1,
                                            None), "gpuar_submit_fence_waits")
         return wait.user_data
@@ -179,7 +219,9 @@ class Port:
         """Cancel the pending waits carrying @user_data; returns how many.
         GpuarError EALREADY: it completed first (its record is queued);
         ENOENT: none pending."""
-        return check(lib.gpuar_cancel(self._h, user_data), "gpuar_cancel")
+        return check(lib.gpuar_cancel(self._h, in_range("user_data",
+                                                        user_data)),
+                     "gpuar_cancel")
 
     def process(self) -> int:
         """Run the user engine's due checks; returns the records queued."""
@@ -214,7 +256,8 @@ class Port:
         return S.stats_fields(st)
 
     def point_stats(self, point: int) -> Dict[str, object]:
-        st = S.PointStats(size=ctypes.sizeof(S.PointStats), point=point)
+        st = S.PointStats(size=ctypes.sizeof(S.PointStats),
+                          point=in_range("point", point))
         check(lib.gpuar_point_stats(self._h, ctypes.byref(st)),
               "gpuar_point_stats")
         out = S.stats_fields(st)
@@ -252,9 +295,10 @@ class Port:
         the Record. Cancelling the awaiting task cancels the wait. A wait
         that outlives its plan's backstop is resubmitted with its original
         start (a word cannot fail: bound the wait with asyncio.wait_for)."""
-        wait = S.WordWait(user_data=self.next_user_data(), target=target,
-                          point=point, line=line.id, slot=slot,
-                          plan=await_plan(plan, "wait")._c)
+        wait = S.WordWait(user_data=self.next_user_data(),
+                          target=in_range("target", target),
+                          point=in_range("point", point), line=line.id,
+                          slot=_slot(slot), plan=await_plan(plan, "wait")._c)
         return await self._reactor.await_submitted(
             wait.user_data, lambda: self._submit(wait),
             resubmit=lambda start_ns: self._resubmit(wait, start_ns))

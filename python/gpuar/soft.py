@@ -7,7 +7,7 @@ import ctypes
 from typing import TYPE_CHECKING
 
 from ._lib import lib
-from .errors import check
+from .errors import check, in_range
 
 if TYPE_CHECKING:
     from .port import Line
@@ -26,17 +26,22 @@ class SoftProducer:
     def store_at(self, line: Line, slot: int, value: int,
                  at_ns: int) -> None:
         """Store @value into @slot of @line at CLOCK_MONOTONIC @at_ns."""
-        check(lib.gpuar_soft_store_at(self._handle, line.word(slot), value,
-                                      at_ns), "gpuar_soft_store_at")
+        check(lib.gpuar_soft_store_at(self._handle, line.word(slot),
+                                      in_range("value", value),
+                                      in_range("at_ns", at_ns)),
+              "gpuar_soft_store_at")
 
     def store_after(self, line: Line, slot: int, value: int,
                     delay_ns: int) -> None:
-        check(lib.gpuar_soft_store_after(self._handle, line.word(slot), value,
-                                         delay_ns), "gpuar_soft_store_after")
+        check(lib.gpuar_soft_store_after(self._handle, line.word(slot),
+                                         in_range("value", value),
+                                         in_range("delay_ns", delay_ns)),
+              "gpuar_soft_store_after")
 
     def stored_at(self, line: Line, slot: int, value: int) -> int:
         """When @value was stored into @slot (ns), or 0 if not yet."""
-        return lib.gpuar_soft_stored_at(self._handle, line.word(slot), value)
+        return lib.gpuar_soft_stored_at(self._handle, line.word(slot),
+                                        in_range("value", value))
 
     @property
     def stores(self) -> int:
