@@ -118,6 +118,9 @@ class Backend:
     (asyncio.wait_for running out) leaves the slot bound to its stream
     until the store lands: another stream would be refused it (EBUSY).
 
+    Keyword options past engine (imminent, busy_read_us, max_waits, ...)
+    are the backend's Port's.
+
     Opening (the driver's init and the primary context's retain, often
     hundreds of ms) and closing (freeing lines: up to a second each) block:
     in a coroutine, `await Cuda.open(...)` and `await backend.aclose()`
