@@ -321,7 +321,8 @@ def test_the_epoll_that_watches_for_epollpri_drives_the_loop(producer):
     # its own that watches the port fd for EPOLLIN | EPOLLPRI. Here that
     # epoll watches a user engine port: the loop wakes on it, runs the
     # engine and reaps, and closing the port closes it. (The kernel's
-    # EPOLLPRI itself: selftests/kmod/imminent_asyncio_test.c in the VMs.)
+    # EPOLLPRI itself: selftests/unit/test_lib_loop_imminent.c, run in
+    # the VMs.)
     with gpuar.Port(ENGINE, strict=True) as port:
         port._reactor = reactor = Reactor(port, watch_pri=True)
         assert reactor.fd != port.fd
