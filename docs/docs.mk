@@ -4,7 +4,8 @@
 #   make docs-update  the same, and copies each SVG over the committed one
 #                     (docs/path.svg, which the README shows)
 #   make check-docs   the same drawing, which must have every stage of the
-#                     path and be byte for byte the committed docs/path.svg
+#                     path and be byte for byte the committed docs/path.svg,
+#                     which README.md must show
 DOCS_DOT := $(wildcard docs/*.dot)
 DOCS_OUT := $(patsubst docs/%.dot,$(BUILD)/docs/%.svg,$(DOCS_DOT)) \
 	$(patsubst docs/%.dot,$(BUILD)/docs/%.png,$(DOCS_DOT))
@@ -39,6 +40,9 @@ check-docs:
 		cmp -s $(BUILD)/$$f $$f || \
 			{ echo "not ok - check-docs: $$f differs from what $(DOT) draws from $${f%.svg}.dot" \
 				"(make docs-update, then commit it)"; exit 1; }; \
-	done; echo "ok - check-docs: $(words $(DOCS_OUT)) pictures drawn from $(DOCS_DOT)," \
-		"$(DOCS_SVG) as committed"
+	done
+	@grep -q '](docs/path.svg)' README.md || \
+		{ echo "not ok - check-docs: README.md does not show docs/path.svg"; exit 1; }
+	@echo "ok - check-docs: $(words $(DOCS_OUT)) pictures drawn from $(DOCS_DOT)," \
+		"$(DOCS_SVG) as committed and shown in README.md"
 CHECK_UNIT_TARGETS += check-docs
