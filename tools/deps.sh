@@ -28,6 +28,10 @@ pkgs=(
 	# the Python binding's tests, and its offline install (pip builds
 	# with Debian's setuptools in a virtual environment)
 	python3 python3-pytest python3-setuptools python3-pip python3-venv
+	# the Rust crate (rust/gpuar): Debian's toolchain and the crates it
+	# builds with offline (tokio's features are all in its one package)
+	rustc cargo librust-tokio-dev librust-tokio-macros-dev librust-libc-dev
+	librust-futures-core-dev
 	# the UCX example beside a port (TCP and shared memory on loopback)
 	libucx-dev
 	# HIP declarations are checked against these headers (ROCm 5.2)

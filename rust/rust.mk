@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: MIT
+# The Rust crate (rust/gpuar): safe bindings over libgpuar with blocking
+# and tokio hosts, built offline from Debian's packaged crates
+# (rust/.cargo/config.toml) with Debian's toolchain: /usr/bin/cargo and
+# /usr/bin/rustc, never a rustup toolchain earlier in PATH. It links the
+# in-tree static library (build.rs; GPUAR_LIB_DIR overrides), and its
+# tests load the CUDA/HIP test doubles.
+DEB_CARGO ?= /usr/bin/cargo
+DEB_RUSTC ?= /usr/bin/rustc
+RUST_TARGET := $(abspath $(BUILD))/rust
+RUST_ENV = RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(RUST_TARGET) \
+	GPUAR_LIB_DIR=$(abspath $(BUILD))/lib \
+	GPUAR_TEST_DOUBLES=$(abspath $(DOUBLES_DIR))
+RUST_CARGO = cd rust && $(RUST_ENV) $(DEB_CARGO)
+
+.PHONY: check-rust rust-examples
+check-rust: $(LIB_A) $(BACKEND_DOUBLES)
+	$(RUST_CARGO) test -j2 --offline --manifest-path gpuar/Cargo.toml
+
+rust-examples: $(LIB_A)
+	$(RUST_CARGO) build -j2 --offline --release --manifest-path gpuar/Cargo.toml --examples
