@@ -201,8 +201,10 @@ impl AsyncPort {
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Run the engine and reap whatever is ready while the fd says so;
-    /// leaves @me's waker registered with the fd when it returns.
+    /// Reap whatever is ready while the fd says so; leaves @me's waker
+    /// registered with the fd when it returns, unless @me's record came:
+    /// then it returns at once and another waiting task takes over the fd
+    /// when @me leaves (hand_off).
     fn drive(&self, cx: &mut Context<'_>, me: u64) {
         loop {
             let mut guard = match self.shared.fd.poll_read_ready(cx) {
@@ -217,37 +219,45 @@ impl AsyncPort {
                     return;
                 }
             };
-            if let Err(e) = self.drain(me) {
-                self.fail_all(e);
-                return;
+            match self.drain(me) {
+                Ok(true) => {
+                    // Left before the reap that finds the queue empty,
+                    // which settles the user engine's timer: readiness
+                    // stays for the next task to poll, which makes it.
+                    guard.retain_ready();
+                    self.state().driver = Some(me);
+                    return;
+                }
+                Ok(false) => guard.clear_ready(),
+                Err(e) => {
+                    self.fail_all(e);
+                    return;
+                }
             }
-            guard.clear_ready();
         }
     }
 
-    /// process + reap until nothing is left (edge-triggered rules).
-    fn drain(&self, me: u64) -> Result<()> {
+    /// Reap (gpuar_reap runs the engine first) until a reap finds nothing,
+    /// as an edge-triggered loop must (that reap also settles the user
+    /// engine's timer), or until @me's record came (true): the awaiting
+    /// task returns with it at once, a reap sooner than otherwise.
+    fn drain(&self, me: u64) -> Result<bool> {
         let port = &self.shared.port;
         let mut raw = [sys::gpuar_record::default(); REAP_BATCH];
         loop {
-            let queued = port.process()?;
-            loop {
-                let ret = unsafe { sys::gpuar_reap(port.raw(), raw.as_mut_ptr(), REAP_BATCH as u32, 0) };
-                if ret == -libc::EAGAIN || ret == -libc::ETIME {
-                    break;
-                }
-                let n = error::check("gpuar_reap", ret, None)? as usize;
-                for r in &raw[..n] {
-                    if let Some(rec) = self.resolve(r)? {
-                        self.dispatch(rec, me)?;
-                    }
-                }
-                if n < REAP_BATCH {
-                    break;
+            let ret = unsafe { sys::gpuar_reap(port.raw(), raw.as_mut_ptr(), REAP_BATCH as u32, 0) };
+            if ret == -libc::EAGAIN || ret == -libc::ETIME {
+                return Ok(false);
+            }
+            let n = error::check("gpuar_reap", ret, None)? as usize;
+            let mut mine = false;
+            for r in &raw[..n] {
+                if let Some(rec) = self.resolve(r)? {
+                    mine |= self.dispatch(rec, me)?;
                 }
             }
-            if queued == 0 {
-                return Ok(());
+            if mine {
+                return Ok(true);
             }
         }
     }
@@ -272,31 +282,35 @@ impl AsyncPort {
         })
     }
 
-    fn dispatch(&self, rec: Record, me: u64) -> Result<()> {
+    /// Hand @rec to its await (or the stream); true when it is @me's.
+    fn dispatch(&self, rec: Record, me: u64) -> Result<bool> {
         let mut st = self.state();
         if let Some(p) = st.waits.get_mut(&rec.user_data) {
             if rec.outcome == Outcome::Timeout {
                 if let Some(w) = p.resubmit {
                     let w = w.start_ns(rec.start_ns);
                     p.resubmit = Some(w);
-                    return self.shared.port.submit(&w);
+                    self.shared.port.submit(&w)?;
+                    return Ok(false);
                 }
             }
             p.record = Some(rec);
-            if rec.user_data != me {
-                if let Some(w) = p.waker.take() {
-                    w.wake();
-                }
+            if rec.user_data == me {
+                return Ok(true);
+            }
+            if let Some(w) = p.waker.take() {
+                w.wake();
             }
         } else if !st.dropped.remove(&rec.user_data) {
             st.unclaimed.push_back(rec);
-            if me != STREAM {
-                if let Some(w) = st.stream_waker.take() {
-                    w.wake();
-                }
+            if me == STREAM {
+                return Ok(true);
+            }
+            if let Some(w) = st.stream_waker.take() {
+                w.wake();
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     fn fail_all(&self, e: Error) {

@@ -152,14 +152,15 @@ fn imminent_readiness_serves_predicted_awaits() {
         assert!(port.port().imminent());
         let line = port.port().line().unwrap();
         let producer = SoftProducer::new().unwrap();
-        // Checks 2 ms apart: without imminent readiness a store is seen
-        // about 1 ms late on average; with it, the host watches the word
-        // from just before the predicted store.
-        let plan = "flag:park_us=2000,backstop_us=1000000+predict:margin_us=100,min_sleep_us=50,max_sleep_us=100000,window=4"
+        // Checks 10 ms apart: without imminent readiness a store is seen
+        // about 5 ms late on average; with it, the host watches the word
+        // from just before the predicted store (a loaded machine that
+        // preempts the producer or the runtime adds some, far less).
+        let plan = "flag:park_us=10000,backstop_us=1000000+predict:margin_us=100,min_sleep_us=50,max_sleep_us=100000,window=4"
             .parse()
             .unwrap();
         let mut seen_after = Vec::new();
-        for i in 1..=16u64 {
+        for i in 1..=20u64 {
             producer.store_after(&line, 0, i, 3_000_000).unwrap();
             let rec = port.wait(&line, 0, i, &plan).unwrap().await.unwrap();
             assert_eq!(rec.value, i);
@@ -168,9 +169,12 @@ fn imminent_readiness_serves_predicted_awaits() {
                 seen_after.push(rec.complete_ns.saturating_sub(stored));
             }
         }
-        seen_after.sort_unstable();
-        let median = seen_after[seen_after.len() / 2];
-        assert!(median < 500_000, "stores seen {median} ns late (median): {seen_after:?}");
+        // A check 10 ms apart lands within 50 us of a store once in 200;
+        // a watched word is seen within a few us. A loaded machine (the
+        // producer or the runtime preempted) loses some watches, so ask
+        // for two, not all (a missed watch also trains the estimator late).
+        let watched = seen_after.iter().filter(|&&ns| ns < 50_000).count();
+        assert!(watched >= 2, "only {watched} of {} stores seen within 50 us: {seen_after:?}", seen_after.len());
         if port.port().engine() == gpuar::Engine::Kernel {
             assert!(port.port().stats().unwrap().imminent > 0);
         }
