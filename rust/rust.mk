@@ -13,9 +13,17 @@ RUST_ENV = RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(RUST_TARGET) \
 	GPUAR_TEST_DOUBLES=$(abspath $(DOUBLES_DIR))
 RUST_CARGO = cd rust && $(RUST_ENV) $(DEB_CARGO)
 
-.PHONY: check-rust rust-examples
+.PHONY: check-rust rust-examples rust-vm-test
 check-rust: $(LIB_A) $(BACKEND_DOUBLES)
 	$(RUST_CARGO) test -j2 --offline --manifest-path gpuar/Cargo.toml
 
+# Release builds of the examples (the latency figures of rust/README.md).
 rust-examples: $(LIB_A)
 	$(RUST_CARGO) build -j2 --offline --release --manifest-path gpuar/Cargo.toml --examples
+
+# The tokio host's TAP check for the test VM (tools/vm/lib-tests.sh
+# stages it as /tests/rust_tokio_test): the same debug build check-rust
+# makes, so it costs nothing after it.
+RUST_VM_TEST := $(RUST_TARGET)/debug/examples/kernel_tap
+rust-vm-test: $(LIB_A)
+	$(RUST_CARGO) build -j2 --offline --manifest-path gpuar/Cargo.toml --example kernel_tap
