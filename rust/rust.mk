@@ -27,3 +27,9 @@ rust-examples: $(LIB_A)
 RUST_VM_TEST := $(RUST_TARGET)/debug/examples/kernel_tap
 rust-vm-test: $(LIB_A)
 	$(RUST_CARGO) build -j2 --offline --manifest-path gpuar/Cargo.toml --example kernel_tap
+
+# The tokio example's latency beside C user-imminent's, in one run
+# (rust/bench-compare.sh; rust/README.md quotes it).
+.PHONY: rust-bench
+rust-bench: $(BENCH) rust-examples
+	rust/bench-compare.sh $(BUILD)
