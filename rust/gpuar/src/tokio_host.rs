@@ -440,7 +440,9 @@ impl Drop for Wait {
 }
 
 /// The records of waits no future awaits, as a `futures_core::Stream`
-/// (and [`Records::next`]). Ends only with an error: a failing port.
+/// (and [`Records::next`]). It never ends by itself; a failing port gives
+/// its error. Keep one `Records` of a port at a time: a second takes the
+/// first one's wake-ups.
 #[derive(Debug)]
 pub struct Records {
     port: AsyncPort,
