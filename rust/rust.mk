@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: MIT
 # The Rust crate (rust/gpuar): safe bindings over libgpuar with blocking
 # and tokio hosts, built offline from Debian's packaged crates
-# (rust/.cargo/config.toml) with Debian's toolchain: /usr/bin/cargo and
-# /usr/bin/rustc, never a rustup toolchain earlier in PATH. It links the
-# in-tree static library (build.rs; GPUAR_LIB_DIR overrides), and its
-# tests load the CUDA/HIP test doubles.
+# (rust/.cargo/config.toml) with Debian's toolchain: /usr/bin/cargo,
+# /usr/bin/rustc and /usr/bin/rustdoc (the doc tests), never a rustup
+# toolchain earlier in PATH. It links the in-tree static library
+# (build.rs; GPUAR_LIB_DIR overrides), and its tests load the CUDA/HIP
+# test doubles.
 DEB_CARGO ?= /usr/bin/cargo
 DEB_RUSTC ?= /usr/bin/rustc
+DEB_RUSTDOC ?= /usr/bin/rustdoc
 RUST_TARGET := $(abspath $(BUILD))/rust
-RUST_ENV = RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(RUST_TARGET) \
+RUST_ENV = RUSTC=$(DEB_RUSTC) RUSTDOC=$(DEB_RUSTDOC) CARGO_TARGET_DIR=$(RUST_TARGET) \
 	GPUAR_LIB_DIR=$(abspath $(BUILD))/lib \
 	GPUAR_TEST_DOUBLES=$(abspath $(DOUBLES_DIR))
 RUST_CARGO = cd rust && $(RUST_ENV) $(DEB_CARGO)
