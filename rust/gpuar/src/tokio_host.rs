@@ -154,6 +154,14 @@ impl AsyncPort {
         self.await_submitted(user_data, Some(wait), || self.shared.port.submit(&wait))
     }
 
+    /// Submit a fence wait on the sync_file @fd (the port takes its own
+    /// reference: the fd stays the caller's) and await its record; the
+    /// fence's error status is an [`Error`].
+    pub fn fence(&self, fd: RawFd) -> Result<Wait> {
+        let user_data = self.shared.port.next_user_data();
+        self.await_submitted(user_data, None, || self.shared.port.submit_fence(fd, user_data))
+    }
+
     /// Await the record of a wait that @submit submits, carrying
     /// @user_data (unique among the port's pending waits).
     pub(crate) fn await_submitted(

@@ -157,3 +157,18 @@ fn a_word_wait_from_many_threads() {
     got.sort_unstable();
     assert_eq!(got, (100..108).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_fence_wait_needs_a_sync_file() {
+    let port = common::port();
+    assert_eq!(port.submit_fence(-1, 1).unwrap_err().errno(), libc::EBADF);
+    let mut fds = [0; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let e = port.submit_fence(fds[0], 2).unwrap_err();
+    unsafe {
+        libc::close(fds[0]);
+        libc::close(fds[1]);
+    }
+    assert_eq!(e.errno(), libc::EINVAL, "{e}");
+    assert!(port.reap_ready().unwrap().is_empty());
+}
