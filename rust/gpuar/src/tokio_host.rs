@@ -12,7 +12,7 @@
 //! Imminent readiness: the user engine's fd turns readable at an
 //! imminent wait, which `AsyncFd`'s readable interest hears. The kernel
 //! engine's port raises EPOLLPRI instead, which tokio 1.24 cannot ask for
-//! (its `Interest` has no priority before 1.32), so such a port is
+//! (its `Interest` has no priority kind), so such a port is
 //! watched through a private epoll fd of its own that asks for
 //! EPOLLIN | EPOLLPRI, and that epoll fd is what `AsyncFd` registers.
 use std::collections::{HashMap, HashSet, VecDeque};
