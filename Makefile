@@ -92,6 +92,7 @@ include kmod/kmod.mk
 include tools/vm/vm.mk
 include tools/gpu-bundle/gpu-bundle.mk
 include python/python.mk
+include rust/rust.mk
 include packaging/packaging.mk
 include docs/docs.mk
 

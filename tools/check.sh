@@ -7,7 +7,8 @@
 # failure. Each step's output is kept in build/check/<step>.log. Counts
 # come from the steps' own summaries (Check's "Checks: N, Failures: F,
 # Errors: E", the VM runner's "vm <kernel>: P passed, F failed", pytest's
-# closing "N passed, F failed, S skipped, E errors in T s"); a step that
+# closing "N passed, F failed, S skipped, E errors in T s", cargo test's
+# "test result: ok. N passed; F failed; I ignored" per binary); a step that
 # reports no count counts as one test.
 #
 # GPUAR_CHECK_ALL=1 (make check-all) runs the full VM suites on every
@@ -51,6 +52,12 @@ count_log() {
 		elif [[ $line =~ ^vm\ [^:]+:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 			p=$((p + BASH_REMATCH[1]))
 			f=$((f + BASH_REMATCH[2]))
+			found=0
+		elif [[ $line =~ ^test\ result:\ [a-zA-Z]+\.\ ([0-9]+)\ passed\;\ ([0-9]+)\ failed\;\ ([0-9]+)\ ignored ]]; then
+			# cargo test, once per test binary
+			p=$((p + BASH_REMATCH[1]))
+			f=$((f + BASH_REMATCH[2]))
+			s=$((s + BASH_REMATCH[3]))
 			found=0
 		elif [[ $line =~ $pytest_summary ]]; then
 			count_pytest "${BASH_REMATCH[1]}"
@@ -121,6 +128,7 @@ step fuzz $MAKE check-fuzz
 step kmod-lint $MAKE check-kmod-lint
 step dkms $MAKE check-dkms
 step python $MAKE check-python
+step rust $MAKE check-rust
 step ucx $MAKE check-ucx
 step packages $MAKE check-packages
 for k in $GPUAR_KERNELS; do

@@ -32,6 +32,10 @@ pkgs=(
 	python3-uvloop
 	# the token server example (ZeroMQ) and its test
 	python3-zmq
+	# the Rust crate (rust/gpuar): Debian's toolchain and the crates it
+	# builds with offline (tokio's features are all in its one package)
+	rustc cargo librust-tokio-dev librust-tokio-macros-dev librust-libc-dev
+	librust-futures-core-dev
 	# the UCX example beside a port (TCP and shared memory on loopback)
 	libucx-dev
 	# HIP declarations are checked against these headers (ROCm 5.2)
