@@ -11,8 +11,9 @@
  * due. Word waits go through the same state machine (core/word_state.c)
  * and the same estimator as the module's.
  *
- *   engine_user.c   open/close, word submit, cancel, the engine run,
- *                   process, stats
+ *   engine_user.c   open/close, word submit, cancel, process, stats
+ *   user_run.c      the engine run: the checks that are due
+ *   user_check.c    one word wait's check, and its end
  *   user_waits.c    the pending waits: a slab, and heaps by the time
  *                   each must next be looked at, so a run costs the
  *                   due waits, not all pending ones
@@ -185,14 +186,18 @@ static inline u32 uwait_index(const struct uport *u, const struct uwait *w)
 	return (u32)(w - u->slab);
 }
 
-/* engine_user.c: run the checks that are due (lock held). */
+/* user_run.c: run the checks that are due (lock held). */
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm);
 void uport_process_locked(struct uport *u, bool woken);
+
+/* user_check.c (lock held) */
 /*
  * Check word wait @w at @now: true when it ended (its record queued, its
  * entry freed), else it is re-indexed at its next check.
  */
 bool uport_word_check(struct uport *u, struct uwait *w, u64 now);
+/* End word wait @w, whose last check read @value: its record is queued. */
+void uport_word_end(struct uport *u, struct uwait *w, u64 value);
 
 /* user_imminent.c: GPUAR_IOC_CLAIM's semantics (engine ops claim). */
 int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,

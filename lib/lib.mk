@@ -2,7 +2,8 @@
 # libgpuar: shared (soname libgpuar.so.$(SOVERSION)) and static, both
 # carrying the shared core, the soft and DRM backends.
 LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/port.c lib/fdwait.c \
-	lib/port_kernel.c lib/engine_user.c lib/user_lines.c lib/user_fence.c \
+	lib/port_kernel.c lib/engine_user.c lib/user_run.c lib/user_check.c \
+	lib/user_lines.c lib/user_fence.c \
 	lib/user_queue.c lib/user_timer.c lib/user_reap.c lib/user_watcher.c \
 	lib/process.c lib/user_waits.c lib/interrupt.c \
 	lib/user_imminent.c lib/imminent.c \
