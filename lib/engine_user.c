@@ -129,6 +129,34 @@ out:
 	return ret;
 }
 
+static int u_submit_fence(struct gpuar_port *port,
+			  const struct gpuar_fence_wait *waits, u32 count,
+			  u32 *error_index)
+{
+	struct uport *u = uport_of(port);
+	struct uwait *some[64], **ws = count <= 64 ? some :
+				       calloc(count, sizeof(*ws));
+	int ret;
+
+	if (!ws)
+		return -ENOMEM;
+	if (count > u->max_waits) {
+		*error_index = count;
+		ret = -E2BIG;
+		goto out_free;
+	}
+	pthread_mutex_lock(&u->lock);
+	ret = uport_fence_submit_locked(u, waits, count, ws, error_index);
+	/* A fence already signalled completes now, as in the module. */
+	if (ret >= 0)
+		uport_process_locked(u, false);
+	pthread_mutex_unlock(&u->lock);
+out_free:
+	if (ws != some)
+		free(ws);
+	return ret;
+}
+
 /* End word wait @w as CANCELLED at @now. */
 static void word_cancel(struct uport *u, struct uwait *w, u64 now)
 {
@@ -291,7 +319,7 @@ static const struct gpuar_engine_ops user_ops = {
 	.line_register = uport_line_register,
 	.line_unregister = uport_line_unregister,
 	.submit_word = u_submit_word,
-	.submit_fence = uport_submit_fence,
+	.submit_fence = u_submit_fence,
 	.cancel = u_cancel,
 	.reap = uport_reap,
 	.process = u_process,

@@ -205,10 +205,10 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 /* Make the claimed waits whose word moved due now; drop ended leases. */
 void uport_claims_moved(struct uport *u, u64 now);
 
-/* user_fence.c */
-int uport_submit_fence(struct gpuar_port *port,
-		       const struct gpuar_fence_wait *waits, u32 count,
-		       u32 *error_index);
+/* user_fence.c (lock held) */
+int uport_fence_submit_locked(struct uport *u,
+			      const struct gpuar_fence_wait *waits, u32 count,
+			      struct uwait **ws, u32 *error_index);
 void uport_fence_harvest(struct uport *u, u64 now);
 void uport_fence_end(struct uport *u, struct uwait *w, u8 outcome,
 		     int status, u64 complete_ns);
