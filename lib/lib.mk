@@ -8,7 +8,8 @@ LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/port.c lib/fdwait.c \
 	lib/process.c lib/user_waits.c lib/interrupt.c \
 	lib/user_imminent.c lib/imminent.c \
 	lib/clock.c lib/vclock.c lib/hwwait.c lib/hwwait_arm64.c lib/source.c \
-	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c lib/uring_host.c \
+	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c \
+	lib/uring_host.c lib/uring_read.c lib/uring_ops.c lib/uring_stash.c \
 	backends/soft/soft.c backends/drm/sync_file.c backends/drm/syncobj.c
 # The CUDA and HIP backends (backends/backends.mk, included before us).
 LIB_SRCS += $(BACKEND_SRCS)
