@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """check-structure: files call downward only, and stay small.
 
-usage: check-structure.py [--max-lines N] DIR...
+usage: check-structure.py [--max-lines N] [--layers] [--doc FILE] DIR...
 
 Each DIR is one program (lib/ and kmod/ link separately, and may reuse a
 name), read as the graph of its .c files: file A depends on file B when
@@ -16,7 +16,11 @@ file above fills in, which this graph does not see as a dependency,
 since the part no longer names anything there.
 
 It also fails on any .c file over --max-lines (default 600) lines: one
-concept a file.
+concept a file. With --layers it also prints each DIR's files by layer,
+the longest chain of dependencies below each (0: a file that needs no
+other), top first: the picture of docs/design.md's code map. With --doc
+it fails unless FILE's lines of that form ("lib/ 3: a.c b.c") are
+exactly these, so the picture cannot fall behind the code.
 
 The definitions come from universal-ctags (external linkage only: its
 file-scoped tags, the statics, are left out). The names a file uses come
@@ -157,6 +161,22 @@ def shortest_circle(graph, scc):
     return [start]
 
 
+def layer_lines(directory, graph):
+    """Each file's layer: 1 + the highest layer of the files it needs."""
+    layer = {}
+
+    def of(path):
+        if path not in layer:
+            layer[path] = 1 + max((of(p) for p in graph[path]), default=-1)
+        return layer[path]
+
+    for path in graph:
+        of(path)
+    return [f'{directory.rstrip("/")}/ {n}: '
+            + ' '.join(sorted(os.path.basename(p) for p in graph if layer[p] == n))
+            for n in range(max(layer.values(), default=-1), -1, -1)]
+
+
 def check_program(directory, max_lines):
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
                    if f.endswith('.c'))
@@ -195,21 +215,37 @@ def check_program(directory, max_lines):
                 print(f'#   {os.path.basename(a)} -> {os.path.basename(b)}: '
                       + ', '.join(sorted(why[(a, b)])))
     edges = sum(len(v) for v in graph.values())
-    return failures, len(files), edges
+    return failures, len(files), edges, [] if circles else layer_lines(directory, graph)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--max-lines', type=int, default=600)
+    parser.add_argument('--layers', action='store_true')
+    parser.add_argument('--doc')
     parser.add_argument('dirs', nargs='+')
     args = parser.parse_args()
     bad = []
     summary = []
+    layers = []
     for d in args.dirs:
-        failures, nfiles, edges = check_program(d, args.max_lines)
+        failures, nfiles, edges, lines = check_program(d, args.max_lines)
         summary.append(f'{d.rstrip("/")}/ {nfiles} files, {edges} dependencies')
+        layers += lines
         if failures:
             bad.append(d.rstrip('/') + '/')
+    if args.layers:
+        print('\n'.join(layers))
+    if args.doc and not bad:
+        prefixes = tuple(d.rstrip('/') + '/ ' for d in args.dirs)
+        with open(args.doc, encoding='utf-8') as f:
+            drawn = [l.rstrip('\n') for l in f
+                     if l.startswith(prefixes) and re.match(r'\S+/ [0-9]+: ', l)]
+        if drawn != layers:
+            print(f'# {args.doc} draws the layers as:', *drawn, sep='\n#   ')
+            print('# they are (tools/check-structure.py --layers):', *layers, sep='\n#   ')
+            print(f'not ok - check-structure: {args.doc} draws other layers than the code has')
+            return 1
     if bad:
         print('not ok - check-structure: circles between files or files over '
               f'{args.max_lines} lines in ' + ', '.join(bad))
