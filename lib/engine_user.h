@@ -103,9 +103,11 @@ struct uwait {
 	/* the next check is a blocked reaper's (busy_read_checks) */
 	bool reader_due;
 	/*
-	 * Imminent readiness: claimed once (never again), and watched by
-	 * the claimer until lease_end_ns, while the timer leaves it alone.
+	 * Imminent readiness: raised once (counted in st.imminent, as the
+	 * module counts its raise), claimed once (never again), and watched
+	 * by the claimer until lease_end_ns, while the timer leaves it alone.
 	 */
+	bool raised;
 	bool claimed;
 	u64 lease_end_ns;
 	/* fence waits: the engine's own reference to the sync_file */
@@ -204,6 +206,8 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		u32 max, u64 lease_ns);
 /* Make the claimed waits whose word moved due now; drop ended leases. */
 void uport_claims_moved(struct uport *u, u64 now);
+/* Count the waits that turned imminent by @now (st.imminent), once each. */
+void uport_raise_imminent(struct uport *u, u64 now);
 
 /* user_fence.c (lock held) */
 int uport_fence_submit_locked(struct uport *u,

@@ -32,6 +32,9 @@ void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
 	/* A check moves a wait past now (or ends it), so this ends. */
 	while ((w = uheap_top(&u->heap[UH_DUE], u)) && w->ws.next_ns <= now)
 		uport_word_check(u, w, now);
+	/* After the checks: a wait one of them ended was never imminent. */
+	if (u->imminent)
+		uport_raise_imminent(u, now);
 	uport_arm_timer(u, lazy_arm);
 }
 
