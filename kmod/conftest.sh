@@ -5,7 +5,24 @@
 # $2 (conftest.h) with GPUAR_HAVE_<PROBE> for each probe that compiled.
 # Probes, not version numbers, because distributions backport API changes.
 # The file is rewritten only when its content changes.
+#
+# GPUAR_CONFTEST_WITHOUT (space-separated names) reports the named
+# facilities absent although the kernel has them, so a test build takes
+# the fallback a kernel without them would (tools/vm/README.md,
+# VM_KMOD_WITHOUT). Only fallbacks that are correct on every kernel can be
+# forced: free_uid_export.
 set -eu
+
+without=${GPUAR_CONFTEST_WITHOUT:-}
+for w in $without; do
+	case $w in
+	free_uid_export) ;;
+	*)
+		echo "conftest.sh: GPUAR_CONFTEST_WITHOUT: '$w' is not a fallback that can be forced (free_uid_export)" >&2
+		exit 2
+		;;
+	esac
+done
 
 kdir=$1
 out=$2
@@ -36,7 +53,9 @@ make -s -k -C "$kdir" M="$tmp" $objs >"$tmp/log" 2>&1 || true
 	done
 	# Exports, not APIs: free_uid() is exported to modules by some 6.1
 	# builds (Debian's 6.1.0-57) and not by others (6.1.0-50).
-	if grep -qw free_uid "$kdir/Module.symvers" 2>/dev/null; then
+	if case " $without " in *" free_uid_export "*) true ;; *) false ;; esac; then
+		echo "/* #undef GPUAR_HAVE_FREE_UID_EXPORT (GPUAR_CONFTEST_WITHOUT) */"
+	elif grep -qw free_uid "$kdir/Module.symvers" 2>/dev/null; then
 		echo "#define GPUAR_HAVE_FREE_UID_EXPORT 1"
 	else
 		echo "/* #undef GPUAR_HAVE_FREE_UID_EXPORT */"

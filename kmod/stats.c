@@ -115,6 +115,12 @@ static void gpuar_port_show_costs(struct seq_file *m, struct gpuar_port *port)
 	seq_printf(m, "point_visits:\t%llu\n", visits);
 	seq_printf(m, "verify_queued:\t%llu\n", queued);
 	seq_printf(m, "verify_looks:\t%llu\n", looks);
+	/*
+	 * Where the port's pinned pages are charged: the creator's
+	 * user_struct (locked_vm), or the module's own count for the user
+	 * where the kernel does not export free_uid (compat.h).
+	 */
+	seq_printf(m, "pin_charge:\t%s\n", port->user ? "user" : "module");
 }
 
 void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)

@@ -28,6 +28,10 @@ pkgs=(
 	# the Python binding's tests, and its offline install (pip builds
 	# with Debian's setuptools in a virtual environment)
 	python3 python3-pytest python3-setuptools python3-pip python3-venv
+	# the asyncio tests run on uvloop too (libuv's loop) beside the default loop
+	python3-uvloop
+	# the token server example (ZeroMQ) and its test
+	python3-zmq
 	# the UCX example beside a port (TCP and shared memory on loopback)
 	libucx-dev
 	# HIP declarations are checked against these headers (ROCm 5.2)

@@ -77,6 +77,17 @@ class CudaWork:
             self._ok(rc, "cuStreamQuery")
         return rc == 0
 
+    def synchronize(self, job):
+        """A blocking synchronize, in the calling thread (an executor's:
+        it makes the context current there first)."""
+        popped = vp()
+        self._ok(self.cu.cuCtxPushCurrent_v2(self.ctx), "cuCtxPushCurrent")
+        try:
+            self._ok(self.cu.cuStreamSynchronize(vp(job[0])),
+                     "cuStreamSynchronize")
+        finally:
+            self.cu.cuCtxPopCurrent_v2(ctypes.byref(popped))
+
     def release(self, job):
         self.free.append(job)
 

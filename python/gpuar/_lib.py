@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Loading libgpuar and declaring the prototypes the binding calls.
 
-GPUAR_LIBRARY, when set, names the library to load (a build tree's
-build/lib/libgpuar.so.0); otherwise the installed libgpuar.so.0 is found
-the ordinary way (ld.so.cache, LD_LIBRARY_PATH). Every call the binding
+Which library: GPUAR_LIBRARY, when set (a build tree's
+build/lib/libgpuar.so.0); else the one the installed package carries
+(pip install builds it into the package, beside this file); else the
+system's libgpuar.so.0, found the ordinary way (ld.so.cache,
+LD_LIBRARY_PATH), as in a source tree on PYTHONPATH. `path` says which.
+Every call the binding
 makes from a coroutine is non-blocking (timeouts of 0), so ctypes
 releasing the GIL around it never leaves a thread parked inside the
 library; the vendor backends' open and line frees, which block, run in
@@ -11,6 +14,7 @@ the loop's executor (Backend.open, aclose, the module-level awaits).
 """
 import ctypes
 import os
+import pathlib
 
 from . import _structs as S
 
@@ -19,19 +23,40 @@ vp = ctypes.c_void_p
 c_int, c_u32, c_u64, c_i64 = (ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64,
                               ctypes.c_int64)
 c_str = ctypes.c_char_p
+SONAME = "libgpuar.so.0"
+PACKAGED = pathlib.Path(__file__).resolve().parent / SONAME
 
 
-def _load():
-    path = os.environ.get("GPUAR_LIBRARY") or "libgpuar.so.0"
+def _choose():
+    named = os.environ.get("GPUAR_LIBRARY")
+    if named:
+        return named
+    return str(PACKAGED) if PACKAGED.is_file() else SONAME
+
+
+def _load(path):
     try:
         return ctypes.CDLL(path)
     except OSError as exc:
         raise ImportError(
-            f"gpuar: cannot load {path} ({exc}); install libgpuar or set "
+            f"gpuar: cannot load {path} ({exc}); install the package with "
+            "pip (it builds the library in), install libgpuar, or set "
             "GPUAR_LIBRARY to a build's build/lib/libgpuar.so.0") from exc
 
 
-lib = _load()
+def _loaded_path(handle):
+    """The file the dynamic loader mapped for @handle's library."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            name = line.split(maxsplit=5)[5:]
+            if name and os.path.basename(name[0].strip()).startswith(
+                    "libgpuar.so"):
+                return name[0].strip()
+    return handle._name
+
+
+lib = _load(_choose())
+path = _loaded_path(lib)
 
 # name: (restype, argtypes)
 _PROTOTYPES = {
@@ -47,6 +72,7 @@ _PROTOTYPES = {
     "gpuar_port_engine": (c_int, [vp]),
     "gpuar_engine_name": (c_str, [c_int]),
     "gpuar_port_fd": (c_int, [vp]),
+    "gpuar_port_imminent": (ctypes.c_bool, [vp]),
     "gpuar_port_process": (c_int, [vp]),
     "gpuar_port_next_check_ns": (c_u64, [vp]),
     "gpuar_line_alloc": (c_int, [vp, P(vp)]),

@@ -2,21 +2,33 @@
 """A port on an asyncio loop: the port fd in loop.add_reader.
 
 When the fd turns readable the reactor runs the engine (the user engine's
-process call: its fd is also readable when a check is due) and reaps every
-ready record without blocking, then hands each record to the task awaiting
+process call: its fd is also readable when a check is due) and reaps the
+records it counted without blocking, then hands each record to the task awaiting
 its user_data, or to `async for` over the port when no task claimed it.
 The reader is registered only while someone waits, so an idle port costs
 the loop nothing. Nothing here blocks: every libgpuar call has timeout 0.
 Closing ends what is pending: awaits raise PortClosedError, `async for`
 ends.
+
+Imminent readiness (Port(imminent=True), the default): the user engine's
+fd turns readable at a predicted wait's early wake, and the same callback's
+process and reap claim the wait and watch its word in the loop's thread
+for at most the port's busy_read_us. The kernel engine's fd raises
+EPOLLPRI instead, which add_reader (POLLIN) does not ask for: the reactor
+puts the port fd in a private epoll for EPOLLIN | EPOLLPRI and gives the
+loop that epoll fd, so any loop that takes an fd (asyncio's, uvloop's)
+hears of both.
 """
 import asyncio
 import collections
 import errno
 import logging
+import select
 
 from .errors import GpuarError, PortClosedError
 from .record import TIMEOUT
+
+REAP_BATCH = 64             # Port.reap's most records per call
 
 _log = logging.getLogger("gpuar")
 _CLOSED = object()          # an `async for` step's result: the port closed
@@ -31,7 +43,7 @@ class _Await:
 
 
 class Reactor:
-    def __init__(self, port):
+    def __init__(self, port, watch_pri=False):
         self.port = port
         self.loop = None
         self.reading = False
@@ -40,6 +52,12 @@ class Reactor:
         self.unclaimed = collections.deque()
         self.listeners = []         # futures of `async for` steps
         self.closed = False
+        self.epoll = None           # the kernel engine's EPOLLPRI watch
+        self.fd = port.fd
+        if watch_pri:
+            self.epoll = select.epoll()
+            self.epoll.register(port.fd, select.EPOLLIN | select.EPOLLPRI)
+            self.fd = self.epoll.fileno()
 
     # ------------------------------------------------------------ the loop
     def _bind(self):
@@ -54,13 +72,13 @@ class Reactor:
 
     def _start_reading(self):
         if not self.reading:
-            self.loop.add_reader(self.port.fd, self._on_readable)
+            self.loop.add_reader(self.fd, self._on_readable)
             self.reading = True
 
     def _stop_reading(self):
         if self.reading:
             if not self.loop.is_closed():
-                self.loop.remove_reader(self.port.fd)
+                self.loop.remove_reader(self.fd)
             self.reading = False
 
     def _idle(self):
@@ -68,13 +86,19 @@ class Reactor:
 
     def _on_readable(self):
         try:
-            self.port.process()
-            while True:
+            if self.epoll is not None:
+                self.epoll.poll(0)      # level-triggered: only to empty it
+            # process() returns how many records are queued (after
+            # claiming, on an imminent port, when none was). A reap of an
+            # empty queue would claim again and spin a lease in the loop:
+            # reap only what process() counted, until a short batch.
+            queued = self.port.process()
+            while queued > 0:
                 records = self.port.reap()
-                if not records:
-                    break
                 for rec in records:
                     self._dispatch(rec)
+                if len(records) < REAP_BATCH:
+                    break
         except GpuarError as exc:
             self._fail_all(exc)
         if self._idle() and not self.dropped:
@@ -203,4 +227,6 @@ class Reactor:
         self.dropped.clear()
         if self.loop is not None:
             self._stop_reading()
+        if self.epoll is not None:
+            self.epoll.close()
 

@@ -2,16 +2,20 @@
 """What the CUDA and HIP bindings share: a backend handle, a port whose
 records are reaped through the backend (so a stream's failure becomes an
 error with the vendor's code), and slots handed to streams."""
+from __future__ import annotations
+
 import asyncio
 import ctypes
+import errno
 import functools
 import threading
 import warnings
+from typing import Any, Optional, Tuple
 
 from . import _structs as S
 from ._lib import has, lib
 from .errors import GpuarError, PortClosedError, check, new_diag
-from .plan import await_plan
+from .plan import PlanLike, await_plan
 from .port import DEFAULT_PLAN, Port
 from .record import Record
 
@@ -19,15 +23,55 @@ LINE_FREE_TIMEOUT_NS = 1_000_000_000
 _LEAKED_PORTS = []
 
 
-def handle_of(obj, attr):
-    """A raw stream or event handle: an int (torch's Stream.cuda_stream,
-    CuPy's .ptr), or an object carrying one in @attr or .ptr."""
-    for name in (attr, "ptr"):
-        if not isinstance(obj, int) and hasattr(obj, name):
-            obj = getattr(obj, name)
-    if not isinstance(obj, int):
-        raise TypeError(f"expected a raw handle (int), got {type(obj)!r}")
-    return obj
+def _int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def handle_of(obj: Any, attrs: Tuple[str, ...],
+              kind: str = "stream") -> Tuple[int, bool]:
+    """(raw handle, from an object) for @obj: an int as it is, or an
+    object that carries one: the CUDA stream protocol (__cuda_stream__(),
+    returning (version, handle)), then the attributes @attrs in order
+    (torch's .cuda_stream / .cuda_event, CuPy's .ptr)."""
+    if _int(obj):
+        return obj, False
+    proto = getattr(obj, "__cuda_stream__", None) if kind == "stream" \
+        else None
+    if proto is not None:
+        value = proto() if callable(proto) else proto
+        if not (isinstance(value, tuple) and len(value) == 2
+                and _int(value[0]) and _int(value[1])):
+            raise TypeError(f"{type(obj).__name__}.__cuda_stream__ gave "
+                            f"{value!r}, not (version, handle)")
+        return value[1], True
+    for name in attrs:
+        value = getattr(obj, name, None)
+        if _int(value):
+            return value, True
+    names = (("__cuda_stream__()",) if kind == "stream" else ()) + \
+        tuple("." + a for a in attrs)
+    raise TypeError(f"expected a raw {kind} handle (int) or an object with "
+                    f"{', '.join(names)}; got {type(obj).__name__}")
+
+
+def device_of(obj: Any) -> Optional[int]:
+    """The device ordinal a framework object says it belongs to, or None:
+    .device_index (torch), .device_id (CuPy streams), .device as an int,
+    or its .index (torch.device) or .id (cupy.cuda.Device)."""
+    if _int(obj):
+        return None
+    for name in ("device_index", "device_id"):
+        value = getattr(obj, name, None)
+        if _int(value):
+            return value
+    dev = getattr(obj, "device", None)
+    if _int(dev):
+        return dev
+    for name in ("index", "id"):
+        value = getattr(dev, name, None)
+        if _int(value):
+            return value
+    return None
 
 
 class _VendorPort(Port):
@@ -74,6 +118,9 @@ class Backend:
     (asyncio.wait_for running out) leaves the slot bound to its stream
     until the store lands: another stream would be refused it (EBUSY).
 
+    Keyword options past engine (imminent, busy_read_us, max_waits, ...)
+    are the backend's Port's.
+
     Opening (the driver's init and the primary context's retain, often
     hundreds of ms) and closing (freeing lines: up to a second each) block:
     in a coroutine, `await Cuda.open(...)` and `await backend.aclose()`
@@ -81,17 +128,23 @@ class Backend:
     """
 
     prefix = None           # "gpuar_cuda" / "gpuar_hip"
-    handle_attr = None      # the attribute frameworks keep the handle in
+    stream_attrs = ()       # where frameworks keep a stream's handle
+    event_attrs = ()        # and an event's
+    # What a framework's default stream (handle 0 in an object) is here:
+    # the legacy stream's handle, or None where the backend has none.
+    legacy_stream = None
 
-    def __init__(self, ordinal=0, *, engine="auto"):
+    def __init__(self, ordinal: int = 0, *, engine: str = "auto",
+                 **port_options: Any) -> None:
         handle = ctypes.c_void_p()
         diag = new_diag()
         check(self._fn("open")(ctypes.byref(handle), ordinal,
                                ctypes.byref(diag)), self.prefix + "_open",
               diag)
         self._handle = handle
+        self.device = ordinal
         self.last_diag = diag
-        self.port = _VendorPort(self, engine=engine)
+        self.port = _VendorPort(self, engine=engine, **port_options)
         self._lines = []
         self._free = []
         self._busy = {}         # handle -> _Slot
@@ -99,20 +152,23 @@ class Backend:
         self._closing = threading.Lock()    # close() in an executor
 
     @classmethod
-    async def open(cls, ordinal=0, *, engine="auto"):
-        """The backend, opened in the running loop's default executor."""
+    async def open(cls, ordinal: int = 0, *, engine: str = "auto",
+                   **port_options: Any) -> Backend:
+        """The backend, opened in the running loop's default executor.
+        @port_options: Port's keyword options for the backend's port."""
         return await asyncio.get_running_loop().run_in_executor(
-            None, functools.partial(cls, ordinal, engine=engine))
+            None, functools.partial(cls, ordinal, engine=engine,
+                                    **port_options))
 
     def _fn(self, name):
         return getattr(lib, f"{self.prefix}_{name}")
 
     @property
-    def library(self):
+    def library(self) -> str:
         return self._fn("library")(self._handle).decode()
 
     @property
-    def driver_version(self):
+    def driver_version(self) -> int:
         return self._fn("driver_version")(self._handle)
 
     def _slot_for(self, handle):
@@ -170,28 +226,59 @@ class Backend:
         finally:
             self._release(handle, slot)
 
-    async def stream_done(self, stream, *, plan=DEFAULT_PLAN, point=None):
+    def _resolve(self, obj, kind):
+        """The raw handle to await for @obj, a handle or a framework's
+        stream or event on this backend's device."""
+        attrs = self.stream_attrs if kind == "stream" else self.event_attrs
+        handle, from_object = handle_of(obj, attrs, kind)
+        device = device_of(obj)
+        if device is not None and device != self.device:
+            raise GpuarError(errno.EXDEV, call=f"{self.prefix}: the {kind} "
+                             f"is on device {device}, this backend is "
+                             f"device {self.device}'s")
+        if handle == 0 and from_object and kind == "stream":
+            # A framework's default stream: the legacy null stream (torch
+            # and CuPy build without the per-thread default stream).
+            if self.legacy_stream is None:
+                raise ValueError(
+                    f"{self.prefix}: {type(obj).__name__} is the default "
+                    "(null) stream, which this backend cannot name: await "
+                    "a created stream, or the per-thread stream")
+            handle = self.legacy_stream
+        return handle
+
+    async def stream_done(self, stream: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                          point: Optional[int] = None) -> Record:
         """Complete when the work enqueued on @stream so far is done; the
-        Record. A failed stream raises GpuarError (errno EIO, .record
-        carrying the vendor's status and name). @point (the estimator's key)
-        defaults to the stream handle."""
-        return await self._await("await", handle_of(stream, self.handle_attr),
+        Record. @stream: a raw handle (an int; 0 is refused), or a
+        framework's stream: an object with __cuda_stream__(), .cuda_stream
+        (torch, ROCm builds too), .hip_stream or .ptr (CuPy), whose device
+        (.device_index, .device_id, .device.index, .device.id) must be
+        this backend's (GpuarError EXDEV), and whose handle 0 (the default
+        stream) is the legacy stream of the device. A failed stream raises
+        GpuarError (errno EIO, .record carrying the vendor's status and
+        name). @point (the estimator's key) defaults to the stream
+        handle."""
+        return await self._await("await", self._resolve(stream, "stream"),
                                  plan, point)
 
     @property
-    def has_event_await(self):
+    def has_event_await(self) -> bool:
         return has(self.prefix + "_await_event")
 
-    async def event_done(self, event, *, plan=DEFAULT_PLAN, point=None):
-        """Complete when @event (a raw event handle) has completed. Only
-        where the library has event awaits (has_event_await)."""
+    async def event_done(self, event: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                         point: Optional[int] = None) -> Record:
+        """Complete when @event has completed: a raw event handle, or an
+        object with .cuda_event (torch.cuda.Event), .hip_event, .event or
+        .ptr (CuPy). Only where the library has event awaits
+        (has_event_await)."""
         if not self.has_event_await:
             raise NotImplementedError(
                 f"{self.prefix}_await_event: not in this libgpuar")
-        return await self._await("await_event", handle_of(event, "event"),
-                                 plan, point)
+        return await self._await("await_event",
+                                 self._resolve(event, "event"), plan, point)
 
-    def close(self):
+    def close(self) -> None:
         """Cancel what is pending, free the lines (each waits, up to a
         second, for the device to stop touching it), then the port and the
         backend. Lines go first: they belong to the port. Tasks awaiting
@@ -239,7 +326,7 @@ class Backend:
         while self.port.reap():
             pass
 
-    async def aclose(self):
+    async def aclose(self) -> None:
         """close() from a coroutine: the awaits end here, in the loop; the
         lines, port and backend go in the loop's default executor."""
         if self._handle and not self._closed:
@@ -247,54 +334,79 @@ class Backend:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              self.close)
 
-    def __enter__(self):
+    def __enter__(self) -> Backend:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Backend:
         return self
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
 def module_functions(cls):
     """stream_done, event_done and close_default for gpuar.cuda and
-    gpuar.hip: awaits on one per-process backend of device 0, opened on
-    first use in the loop's default executor (never in the loop)."""
-    default = []
+    gpuar.hip: awaits on a backend per (device, event loop), each opened
+    on first use in its loop's default executor (never in the loop). The
+    device is the object's (a framework stream or event says which), else
+    the device= argument, else 0. A port serves one loop, so two loops (in
+    two threads) get backends of their own; a closed loop's backends are
+    closed (in the executor) when another await opens a backend."""
+    backends = {}           # (device, loop) -> Backend
     lock = threading.Lock()
 
-    def open_default():
+    def open_for(key):
         with lock:
-            if not default:
-                default.append(cls(0))
-            return default[0]
+            if key not in backends:
+                backends[key] = cls(key[0])
+            return backends[key]
 
-    async def backend():
-        if default:
-            return default[0]
-        return await asyncio.get_running_loop().run_in_executor(
-            None, open_default)
-
-    async def stream_done(stream, *, plan=DEFAULT_PLAN, point=None):
-        """The work enqueued on @stream so far is done (device 0)."""
-        return await (await backend()).stream_done(stream, plan=plan,
-                                                   point=point)
-
-    async def event_done(event, *, plan=DEFAULT_PLAN, point=None):
-        """@event has completed (where the library has event awaits)."""
-        return await (await backend()).event_done(event, plan=plan,
-                                                  point=point)
-
-    def close_default():
-        """Close the per-process backend (its port, lines and context).
-        Blocks (a second per line at most): call it outside the loop, or
-        through loop.run_in_executor."""
+    def drop_closed_loops(loop):
         with lock:
-            if default:
-                default.pop().close()
+            gone = [key for key in backends if key[1].is_closed()]
+            closing = [backends.pop(key) for key in gone]
+        for backend in closing:
+            loop.run_in_executor(None, backend.close)
+
+    async def backend_for(obj, device):
+        loop = asyncio.get_running_loop()
+        if device is None:
+            device = device_of(obj)
+        key = (0 if device is None else device, loop)
+        backend = backends.get(key)
+        if backend is None:
+            drop_closed_loops(loop)
+            backend = await loop.run_in_executor(None, open_for, key)
+        return backend
+
+    async def stream_done(stream: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                          point: Optional[int] = None,
+                          device: Optional[int] = None) -> Record:
+        """The work enqueued on @stream so far is done: Backend.stream_done
+        on the backend of @stream's device (device=, else 0, for a raw
+        handle) and the running loop."""
+        return await (await backend_for(stream, device)).stream_done(
+            stream, plan=plan, point=point)
+
+    async def event_done(event: Any, *, plan: PlanLike = DEFAULT_PLAN,
+                         point: Optional[int] = None,
+                         device: Optional[int] = None) -> Record:
+        """@event has completed (where the library has event awaits), on
+        the backend of its device and the running loop."""
+        return await (await backend_for(event, device)).event_done(
+            event, plan=plan, point=point)
+
+    def close_default() -> None:
+        """Close every module-level backend (ports, lines and contexts, of
+        every device and loop). Blocks (a second per line at most): call it
+        outside the loop, or through loop.run_in_executor."""
+        with lock:
+            closing = list(backends.values())
+            backends.clear()
+        for backend in closing:
+            backend.close()
 
     return stream_done, event_done, close_default

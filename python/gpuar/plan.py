@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Wait plans: parsed once from text, kept in binary form."""
+from __future__ import annotations
+
 import ctypes
 import errno
+from typing import Union
 
 from . import _structs as S
 from ._lib import lib
@@ -20,7 +23,7 @@ class Plan:
 
     __slots__ = ("_c",)
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self._c = S.Plan()
         diag = new_diag()
         check(lib.gpuar_plan_from_text(text.encode(), ctypes.byref(self._c),
@@ -28,31 +31,34 @@ class Plan:
               "gpuar_plan_from_text", diag)
 
     @property
-    def text(self):
+    def text(self) -> str:
         need = lib.gpuar_plan_to_text(ctypes.byref(self._c), None, 0)
         buf = ctypes.create_string_buffer(need + 1)
         lib.gpuar_plan_to_text(ctypes.byref(self._c), buf, need + 1)
         return buf.value.decode()
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Plan({self.text!r})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Plan) and bytes(self._c) == bytes(other._c)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(bytes(self._c))
 
 
-def as_plan(plan):
+PlanLike = Union["Plan", str]
+
+
+def as_plan(plan: PlanLike) -> Plan:
     """A Plan from a Plan or its text."""
     return plan if isinstance(plan, Plan) else Plan(plan)
 
 
-def await_plan(plan, call):
+def await_plan(plan: PlanLike, call: str) -> Plan:
     """as_plan for an await, which refuses block: it would synchronize in
     the calling thread, the event loop's."""
     plan = as_plan(plan)

@@ -4,6 +4,7 @@ doubles from the build tree (BUILD, default build/), unless the
 environment names them (GPUAR_LIBRARY, GPUAR_TEST_DOUBLES). The port
 engine comes from GPUAR_TEST_ENGINE ("user" by default; "kernel" where
 /dev/gpuar exists), as the C tests'."""
+import asyncio
 import os
 import pathlib
 import sys
@@ -38,3 +39,23 @@ def producer():
     import gpuar
     with gpuar.SoftProducer() as p:
         yield p
+
+
+LOOPS = ["asyncio", "uvloop"]
+
+
+@pytest.fixture(params=LOOPS)
+def event_loop_kind(request):
+    """Run the test's asyncio.run calls (in any thread) on the default
+    loop and on uvloop (libuv's loop, Debian's python3-uvloop)."""
+    if request.param == "uvloop":
+        try:
+            import uvloop
+        except ImportError:
+            pytest.fail("uvloop is missing: install python3-uvloop "
+                        "(tools/deps.sh)")
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    try:
+        yield request.param
+    finally:
+        asyncio.set_event_loop_policy(None)

@@ -14,8 +14,10 @@ import pytest
 
 import gpuar
 from conftest import ENGINE, TESTS
+from gpuar._reactor import Reactor
 
 FAST = "flag:park_us=200,backstop_us=1000000"
+pytestmark = pytest.mark.usefixtures("event_loop_kind")
 
 
 def run(coro):
@@ -246,3 +248,85 @@ def test_ctrl_c_interrupts_a_loop_awaiting_a_wait():
     child.send_signal(signal.SIGINT)
     out, _ = child.communicate(timeout=10)
     assert child.returncode == 3 and "interrupted" in out
+
+
+def predicted_waits(port, producer, count=24, work_ns=3_000_000):
+    """@count awaits of @work_ns work each (every other one of the second
+    half 1 ms longer, later than predicted), one point, the default plan
+    (predicted flag waits): the estimator learns the work's length and
+    sleeps to just before it. Returns the records and the stores' times."""
+    async def main():
+        line = port.line()
+        records, stored = [], []
+        for value in range(1, count + 1):
+            late = value > count // 2 and value % 2
+            producer.store_after(line, 0, value,
+                                 work_ns + (1_000_000 if late else 0))
+            records.append(await port.wait(line, 0, value, point=7))
+            stored.append(producer.stored_at(line, 0, value))
+        return records, stored
+    return run(main())
+
+
+def test_imminent_readiness_is_on_by_default(producer):
+    # The user engine's fd turns readable at a predicted wait's early wake
+    # (the kernel engine's raises EPOLLPRI), and the callback's process()
+    # claims the wait and watches its word in the loop's thread.
+    with gpuar.Port(ENGINE, strict=True) as port:
+        assert port.imminent and port.warning is None
+        records, stored = predicted_waits(port, producer)
+        assert port.point_stats(7)["has_prediction"]
+        producer.close()
+    assert [r.value for r in records] == list(range(1, 25))
+    assert all(r.status == 0 and r.complete_ns >= at
+               for r, at in zip(records, stored))
+
+
+def test_imminent_readiness_can_be_turned_off(producer):
+    with gpuar.Port(ENGINE, strict=True, imminent=False) as port:
+        assert not port.imminent
+        records, _ = predicted_waits(port, producer, count=12)
+        stats = port.stats()
+        producer.close()
+    assert all(r.status == 0 for r in records)
+    # Nobody claimed: no claimer's check, no module claim.
+    assert stats["busy_read_checks"] == 0 and stats["claims"] == 0
+
+
+def test_a_watcher_port_runs_without_imminent_readiness_by_default():
+    # The watcher thread runs the user engine: no early wake to hand over,
+    # and no fallback warning for asking.
+    with gpuar.Port(ENGINE, strict=True, watcher=True) as port:
+        assert port.warning is None
+        assert port.imminent == (ENGINE == "kernel")
+
+
+def test_an_empty_queue_is_not_reaped_so_the_loop_does_not_spin(
+        producer, monkeypatch):
+    # On an imminent port a reap that finds no record claims and spins a
+    # lease: the callback reaps only the records process() counted.
+    with gpuar.Port(ENGINE, strict=True) as port:
+        reaped = []
+        reap = port.reap
+        monkeypatch.setattr(port, "reap",
+                            lambda: reaped.append(reap()) or reaped[-1])
+        predicted_waits(port, producer, count=8)
+        producer.close()
+    assert reaped and all(reaped)
+
+
+def test_the_epoll_that_watches_for_epollpri_drives_the_loop(producer):
+    # The kernel engine's fd says "imminent" with EPOLLPRI, which
+    # add_reader does not watch: the reactor hands the loop an epoll of
+    # its own that watches the port fd for EPOLLIN | EPOLLPRI. Here that
+    # epoll watches a user engine port: the loop wakes on it, runs the
+    # engine and reaps, and closing the port closes it. (The kernel's
+    # EPOLLPRI itself: selftests/unit/test_lib_loop_imminent.c, run in
+    # the VMs.)
+    with gpuar.Port(ENGINE, strict=True) as port:
+        port._reactor = reactor = Reactor(port, watch_pri=True)
+        assert reactor.fd != port.fd
+        records, _ = predicted_waits(port, producer, count=16)
+        assert [r.value for r in records] == list(range(1, 17))
+        producer.close()
+    assert reactor.epoll.closed

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Plans, ports, lines, records, statistics and the soft producer, called
 directly (no event loop)."""
+import asyncio
 import errno
 import os
 import select
@@ -8,6 +9,7 @@ import select
 import pytest
 
 import gpuar
+from conftest import ENGINE
 
 FAST = "flag:park_us=100,backstop_us=1000000"
 
@@ -47,19 +49,78 @@ def test_the_port_fd_is_close_on_exec(port):
     assert not os.get_inheritable(port.fd)
 
 
-def test_a_forked_child_is_refused_its_parents_port(port):
+def refused_in_a_forked_child(call):
+    """Run @call in a forked child: True when it raised GpuarError EPERM
+    there (False for no error, another error or a signal)."""
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
-            port.process()
+            call()
         except gpuar.GpuarError as err:
             code = 0 if err.errno == errno.EPERM else 2
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_forked_child_is_refused_its_parents_port(port):
+    assert refused_in_a_forked_child(port.process)
     port.process()
+
+
+def test_a_forked_child_reading_a_line_gets_an_error_not_sigsegv(port):
+    # The line's page is not mapped in the child: reading it there killed
+    # the child with SIGSEGV.
+    line = port.line()
+    line[2] = 5
+    assert refused_in_a_forked_child(lambda: line[2])
+    assert line[2] == 5
+
+
+def test_numbers_out_of_range_raise_instead_of_wrapping(port, producer):
+    # ctypes stores a number modulo 2**64 (2**32 for a slot): 2**64 became
+    # target 0, which the word had reached, so the wait completed at once.
+    line = port.line()
+    for bad in (2**64, -1):
+        with pytest.raises(ValueError, match="target"):
+            port.submit(line, 0, bad)
+        with pytest.raises(ValueError, match="value"):
+            producer.store_after(line, 0, bad, 1000)
+        with pytest.raises(ValueError, match="user_data"):
+            port.submit(line, 0, 1, user_data=bad)
+        with pytest.raises(ValueError, match="point"):
+            port.submit(line, 0, 1, point=bad)
+    for slot in (2**32, 8, -1):
+        with pytest.raises(ValueError, match="slot"):
+            port.submit(line, slot, 1)
+    with pytest.raises(ValueError, match="target"):
+        asyncio.run(port.wait(line, 0, 2**64))
+    assert port.stats()["submitted"] == 0
+    assert port.submit(line, 0, 2**64 - 1, plan="poll") >= 1
+
+
+@pytest.mark.skipif(ENGINE == "kernel",
+                    reason="the module's max_lines parameter sets it")
+def test_the_line_limit_is_a_port_option(producer):
+    with gpuar.Port(ENGINE, strict=True, max_lines=2) as port:
+        port.line(), port.line()
+        with pytest.raises(gpuar.GpuarError) as info:
+            port.line()
+        assert info.value.errno == errno.ENOSPC
+        assert "max_lines" in str(info.value)
+    with gpuar.Port(ENGINE, strict=True, max_lines=100) as port:
+        assert len([port.line() for _ in range(100)]) == 100
+
+
+def test_wait_ns_is_the_waits_length_and_latency_ns_is_deprecated():
+    rec = gpuar.Record(user_data=1, start_ns=100, complete_ns=350,
+                       slept_ns=0, point=1, value=1, status=0, checks=1,
+                       source=1, outcome=gpuar.EXACT)
+    assert rec.wait_ns == 250
+    with pytest.warns(DeprecationWarning, match="wait_ns"):
+        assert rec.latency_ns == 250
 
 
 def test_line_words_start_zero_and_are_shared_with_the_port(port):
@@ -88,7 +149,7 @@ def test_a_submitted_wait_completes_into_one_record(port, producer):
     assert rec.outcome_name in ("exact", "late")
     stored = producer.stored_at(line, 2, 1)
     assert 0 < stored <= rec.complete_ns
-    assert rec.latency_ns >= 3_000_000
+    assert rec.wait_ns == rec.complete_ns - rec.start_ns >= 3_000_000
     assert producer.stores == 1
 
 

@@ -16,6 +16,7 @@ import gpuar.hip
 from conftest import DOUBLES, ENGINE
 
 PLAN = "flag:park_us=200,backstop_us=1000000"
+pytestmark = pytest.mark.usefixtures("event_loop_kind")
 vp = ctypes.c_void_p
 
 
@@ -62,21 +63,27 @@ class CudaDouble(Double):
     def backend(self):
         return gpuar.cuda.Cuda(0, engine=ENGINE)
 
-    def _in_context(self, fn):
+    def _in_context(self, fn, device=0):
         ctx, popped = vp(), vp()
-        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx),
+                                                 device) == 0
         assert self.lib.cuCtxPushCurrent_v2(ctx) == 0
         try:
             return fn()
         finally:
             self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
-            self.lib.cuDevicePrimaryCtxRelease_v2(0)
+            self.lib.cuDevicePrimaryCtxRelease_v2(device)
 
-    def stream(self):
+    def stream(self, device=0):
         s = vp()
         assert self._in_context(
-            lambda: self.lib.cuStreamCreate(ctypes.byref(s), 1)) == 0
+            lambda: self.lib.cuStreamCreate(ctypes.byref(s), 1), device) == 0
         return s.value
+
+    def legacy_work(self, ns, device=0):
+        """Work on the legacy (null) stream of @device's primary context."""
+        assert self._in_context(lambda: self.fake["work"](1, ns),
+                                device) == 0
 
     def recorded_event(self, stream):
         e = vp()
@@ -110,9 +117,13 @@ class HipDouble(Double):
     def backend(self):
         return gpuar.hip.Hip(0, engine=ENGINE)
 
-    def stream(self):
+    def stream(self, device=0):
         s = vp()
-        assert self.lib.hipStreamCreateWithFlags(ctypes.byref(s), 1) == 0
+        assert self.lib.hipSetDevice(device) == 0
+        try:
+            assert self.lib.hipStreamCreateWithFlags(ctypes.byref(s), 1) == 0
+        finally:
+            self.lib.hipSetDevice(0)
         return s.value
 
 

@@ -15,15 +15,20 @@
  *                                               every point; else the one
  *                                               idle longest goes
  *   point lookups after much churn ........... a few index slots each
- *                                               (fdinfo point_visits, K3-4)
+ *                                               (fdinfo point_visits)
  *   every limit readable by an unprivileged user (the ABI header's list)
  *   ports past max_ports for one user ........ EMFILE (as inotify's
  *                                              per-user instance limit)
  *   a pin past RLIMIT_MEMLOCK ................ ENOMEM (as io_uring, RDMA)
+ *   a creator that passes its port on and exits
+ *                           ................ keeps its pins charged until
+ *                                            the port's last fd closes,
+ *                                            on either charging path
  */
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -533,6 +538,22 @@ static int cap_ipc_lock_effective(void)
 #define MEMLOCK_PAGES 3
 
 /*
+ * A MEMLOCK_PAGES-page RLIMIT_MEMLOCK, then no CAP_IPC_LOCK and uid
+ * nobody. 0, or the number of the failed step (2 or 3).
+ */
+static int become_limited_nobody(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rlimit rl = { MEMLOCK_PAGES * page, MEMLOCK_PAGES * page };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 2;
+	if (drop_ipc_lock() || cap_ipc_lock_effective() != 0 || !getuid())
+		return 3;
+	return 0;
+}
+
+/*
  * The child: the device opened while still root, then no CAP_IPC_LOCK
  * (and uid nobody), a MEMLOCK_PAGES-page limit, a port, and lines in
  * distinct pages. Returns the
@@ -541,19 +562,17 @@ static int cap_ipc_lock_effective(void)
 static int memlock_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	struct rlimit rl = { MEMLOCK_PAGES * page, MEMLOCK_PAGES * page };
 	int dev = t_dev_open();
 	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
 	__u32 ids[MEMLOCK_PAGES + 1];
-	int i, status, port;
+	int i, status, port, err;
 	pid_t pid;
 
 	if (dev < 0 || !mem)
 		return 1;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl))
-		return 2;
-	if (drop_ipc_lock() || cap_ipc_lock_effective() != 0 || !getuid())
-		return 3;
+	err = become_limited_nobody();
+	if (err)
+		return err;
 	/* The device was opened as root; the port is nobody's. */
 	port = t_port_create(dev, GPUAR_PORT_CLOEXEC);
 	if (port < 0)
@@ -600,19 +619,173 @@ static int memlock_child(void)
 	return 0;
 }
 
-TEST(rlimit_memlock_without_cap_ipc_lock)
+/*
+ * Run @child in a forked process (it drops privileges, which this
+ * process must keep) and expect it to exit 0; else log the number of
+ * its failed check.
+ */
+static void run_child(struct __test_metadata *_metadata, int (*child)(void))
 {
 	int status;
 	pid_t pid = fork();
 
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(memlock_child());
+		_exit(child());
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) {
 		TH_LOG("child check %d failed", WEXITSTATUS(status));
 	}
+}
+
+TEST(rlimit_memlock_without_cap_ipc_lock)
+{
+	run_child(_metadata, memlock_child);
+}
+
+/* Send @fd over the unix socket @sock. */
+static int send_fd(int sock, int fd)
+{
+	char byte = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/* Receive one fd from the unix socket @sock, or -1. */
+static int recv_fd(int sock)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * A port's pins are charged to its creator's user for as long as the
+ * port lives: a creator that hands the port's fd on (SCM_RIGHTS) and
+ * exits, its address space gone, takes no charge with it. Here the
+ * creator is a child that pins MEMLOCK_PAGES pages and exits; this
+ * process (same user, nothing pinned in its own address space) holds the
+ * port and must be refused one page more until it closes it. Holds on
+ * either charging path (fdinfo's pin_charge says which one the build
+ * took). Returns the number of the failed check.
+ */
+static int memlock_handover_child(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int dev = t_dev_open(), sv[2], port, mine, i, status, err;
+	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
+	pid_t creator;
+	__u32 id;
+
+	if (dev < 0 || !mem)
+		return 1;
+	err = become_limited_nobody();
+	if (err)
+		return err;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return 4;
+	creator = fork();
+	if (creator < 0)
+		return 5;
+	if (!creator) {
+		port = t_port_create(dev, GPUAR_PORT_CLOEXEC);
+		if (port < 0)
+			_exit(1);
+		for (i = 0; i < MEMLOCK_PAGES; i++)
+			if (line_register(port, mem + i * page / 8, NULL))
+				_exit(2);
+		_exit(send_fd(sv[0], port) ? 3 : 0);
+	}
+	if (waitpid(creator, &status, 0) != creator || !WIFEXITED(status))
+		return 6;
+	if (WEXITSTATUS(status))
+		return 10 + WEXITSTATUS(status);
+	/* The creator is gone; the port lives on in the message, then here. */
+	port = recv_fd(sv[1]);
+	if (port < 0)
+		return 20;
+	mine = t_port_create(dev, GPUAR_PORT_CLOEXEC);
+	if (mine < 0)
+		return 21;
+	if (line_register(mine, mem + MEMLOCK_PAGES * page / 8, &id) != -1)
+		return 22;
+	if (errno != ENOMEM)
+		return 23;
+	/* The port's last fd closed: its charge is given back. */
+	close(port);
+	if (line_register(mine, mem + MEMLOCK_PAGES * page / 8, &id))
+		return 24;
+	close(mine);
+	return 0;
+}
+
+TEST(rlimit_memlock_charge_outlives_the_creator)
+{
+	run_child(_metadata, memlock_handover_child);
+}
+
+/* fdinfo's pin_charge value, or "" when it shows none. */
+static void pin_charge(int port, char out[32])
+{
+	char path[64], line[128];
+	FILE *f;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", port);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "pin_charge: %31s", out) == 1)
+			break;
+	fclose(f);
+}
+
+/*
+ * Where pins are charged is the build's choice (kmod/conftest.sh): the
+ * user's locked_vm where the kernel exports free_uid, else the module's
+ * own count. A build forced onto the fallback (VM_KMOD_WITHOUT) must
+ * have taken it, or the suite above proved the wrong path.
+ */
+TEST(pin_charge_path_is_the_builds)
+{
+	const char *without = getenv("GPUAR_VM_KMOD_WITHOUT");
+	int port = t_port_open(GPUAR_PORT_CLOEXEC);
+	char how[32];
+
+	ASSERT_LE(0, port);
+	pin_charge(port, how);
+	TH_LOG("pins charged to: %s", how);
+	if (without && strstr(without, "free_uid_export")) {
+		EXPECT_STREQ("module", how);
+	} else {
+		EXPECT_TRUE(!strcmp(how, "user") || !strcmp(how, "module"));
+	}
+	close(port);
 }
 
 /* VmPin counts each pinned page once per port, however many lines share it. */

@@ -30,6 +30,8 @@
 	"+predict:margin_us=3000,min_sleep_us=20,max_sleep_us=500000,window=4"
 #define WORK_NS (20 * MS)
 #define TRAINING 3
+/* Tries a timing case may come out inconclusive (the machine's doing). */
+#define TRIES 5
 
 static void setup(struct trained_port *f, uint32_t busy_read_us, const char *plan)
 {
@@ -63,6 +65,7 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 	struct gpuar_record rec;
 	struct trained_port f;
 	uint64_t cpu, stored;
+	int tries;
 
 	/*
 	 * A budget as long as the wait: it counts wall time, and a busy
@@ -70,13 +73,26 @@ START_TEST(reaper_sleeps_then_sees_the_store_itself)
 	 */
 	setup(&f, 20000, PLAN);
 	trained_port_train(&f, TRAINING, WORK_NS);
-	before = stats(&f);
-	trained_port_submit(&f, WORK_NS);
-	cpu = thread_cpu_ns();
-	rec = trained_port_reap(&f);
-	cpu = thread_cpu_ns() - cpu;
-	after = stats(&f);
-	stored = gpuar_soft_stored_at(f.prod, f.word, f.seq);
+	/*
+	 * LATE means the reaper's first look after its sleep came after the
+	 * store: the sleep was planned 3 ms before it, so only a machine
+	 * that kept the reaper off its CPU that long gives one (seen at a
+	 * load average of 9 on two CPUs). That try says nothing of the busy
+	 * read: try again, a few times (a LATE halves the prediction, so
+	 * the next sleep ends well before the store).
+	 */
+	for (tries = 0; tries < TRIES; tries++) {
+		before = stats(&f);
+		trained_port_submit(&f, WORK_NS);
+		cpu = thread_cpu_ns();
+		rec = trained_port_reap(&f);
+		cpu = thread_cpu_ns() - cpu;
+		after = stats(&f);
+		stored = gpuar_soft_stored_at(f.prod, f.word, f.seq);
+		if (rec.outcome != GPUAR_OUTCOME_LATE)
+			break;
+		ck_assert_uint_ge(rec.complete_ns, stored);
+	}
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_uint_gt(rec.slept_ns, 0);
@@ -239,14 +255,15 @@ static void *cancel_later(void *arg)
 }
 
 /*
- * A record queued by another thread while the reaper spins (a cancel)
- * ends the spin: the reaper returns it, long before the store it spun on.
+ * One try of the case below: the record the reaper returned first, and
+ * in *@stored_at when the store its spin watched had landed by then (0 if
+ * not yet).
  */
-START_TEST(a_record_queued_meanwhile_ends_the_spin)
+static struct gpuar_record cancel_during_spin(uint64_t *stored_at)
 {
 	struct canceller c = { .user_data = 1000, .delay_ns = 25 * MS };
 	struct gpuar_word_wait other;
-	struct gpuar_record rec;
+	struct gpuar_record rec, done;
 	struct trained_port f;
 	pthread_t thread;
 
@@ -265,15 +282,37 @@ START_TEST(a_record_queued_meanwhile_ends_the_spin)
 	c.port = f.port;
 	ck_assert_int_eq(pthread_create(&thread, NULL, cancel_later, &c), 0);
 	rec = trained_port_reap(&f);
-	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_CANCELLED);
-	ck_assert_uint_eq(rec.user_data, c.user_data);
-	/* Returned before the store: the spin did not run on to it. */
-	ck_assert_uint_eq(gpuar_soft_stored_at(f.prod, f.word, f.seq), 0);
+	*stored_at = gpuar_soft_stored_at(f.prod, f.word, f.seq);
 	pthread_join(thread, NULL);
-	rec = trained_port_reap(&f);
-	ck_assert_uint_eq(rec.user_data, f.seq);
-	ck_assert_uint_eq(rec.value, f.seq);
+	done = trained_port_reap(&f);
+	ck_assert_uint_eq(done.user_data, f.seq);
+	ck_assert_uint_eq(done.value, f.seq);
 	trained_port_close(&f);
+	return rec;
+}
+
+/*
+ * A record queued by another thread while the reaper spins (a cancel)
+ * ends the spin: the reaper returns it, long before the store it spun on
+ * (35 ms after the cancel). A machine that keeps the reaper or the
+ * canceller off a CPU that long makes a try say nothing: tried again, a
+ * few times (seen once at a load average of 9 on two CPUs).
+ */
+START_TEST(a_record_queued_meanwhile_ends_the_spin)
+{
+	struct gpuar_record rec;
+	uint64_t stored = 0;
+	int tries;
+
+	for (tries = 0; tries < TRIES; tries++) {
+		rec = cancel_during_spin(&stored);
+		ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_CANCELLED);
+		ck_assert_uint_eq(rec.user_data, 1000);
+		if (!stored)
+			break;
+	}
+	/* Returned before the store: the spin did not run on to it. */
+	ck_assert_uint_eq(stored, 0);
 }
 END_TEST
 

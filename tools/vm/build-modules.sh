@@ -15,6 +15,9 @@
 # warning-free on each kernel of the matrix, not only on the host's
 # headers (VM_KMOD_LINT=0 builds plainly, for experiments).
 #
+# VM_KMOD_WITHOUT (names, as kmod/conftest.sh's GPUAR_CONFTEST_WITHOUT)
+# builds the module as for a kernel that lacks those facilities.
+#
 # VM_KMOD_SRC replaces kmod/ (used to prove the runner with a throwaway
 # module before the real one builds); the test-fence module, which builds
 # on kmod/'s compat headers, is then skipped.
@@ -106,6 +109,7 @@ lint_log() {
 build_one() {
 	local dir=$1 ko=$2
 	"${run[@]}" make -C "$src/$dir" KDIR="$kdir" -j"$VM_JOBS" "${lint[@]}" \
+		GPUAR_CONFTEST_WITHOUT="${VM_KMOD_WITHOUT:-}" \
 		>"$outdir/$ko.log" 2>&1 || {
 		tail -30 "$outdir/$ko.log" >&2
 		vm_die "building $ko against $kdir failed (log: $outdir/$ko.log)"
