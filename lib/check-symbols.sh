@@ -9,13 +9,18 @@
 #
 # The public functions are what the compiler itself lists as declared in
 # the headers (gcc -aux-info), not a second hand-kept list. Every exported
-# function must also carry the symbol version GPUAR_1.0 (lib/libgpuar.map):
-# one left unversioned or at another node is not the frozen 1.0 ABI.
+# function must also carry a symbol version of lib/libgpuar.map: a stable
+# node GPUAR_1.<n> or the experimental GPUAR_EXPERIMENTAL_<n>; one left
+# unversioned or at another node is in no promise. The experimental
+# functions are exactly those STABILITY.md lists under its heading
+# "Experimental functions", so the page that tells users what is not
+# frozen cannot fall behind the map.
 #
-# usage: check-symbols.sh LIBRARY.so HEADER...
+# usage: check-symbols.sh LIBRARY.so STABILITY.md HEADER...
 set -eu
 so=$1
-shift
+stability=$2
+shift 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuar-symbols.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -40,7 +45,15 @@ done <"$tmp/decls" | sort -u >"$tmp/public"
 nm -D --defined-only --with-symbol-versions "$so" |
 	awk '$2 != "A" { print $3 }' | grep -v '^_' | sort -u >"$tmp/versioned"
 sed 's/@.*//' "$tmp/versioned" | sort -u >"$tmp/exported"
-grep -v '@@GPUAR_1\.0$' "$tmp/versioned" >"$tmp/unversioned" || true
+grep -Ev '@@GPUAR_(1\.[0-9]+|EXPERIMENTAL_[0-9]+)$' "$tmp/versioned" \
+	>"$tmp/unversioned" || true
+grep -E '@@GPUAR_EXPERIMENTAL_[0-9]+$' "$tmp/versioned" | sed 's/@.*//' |
+	sort -u >"$tmp/experimental"
+# The list: every `gpuar_name` on a bullet line ("- ") from that heading
+# to the next; the prose around the bullets names none.
+awk '/^#+ / { on = ($0 ~ /^#+ Experimental functions$/); next } on && /^- /' \
+	"$stability" | grep -oE '`gpuar_[a-z0-9_]+`' | tr -d '`' |
+	sort -u >"$tmp/documented"
 
 n=$(wc -l <"$tmp/public")
 [ "$n" -gt 0 ] || { echo "not ok - check-lib-symbols: no functions found in $*"; exit 1; }
@@ -53,8 +66,17 @@ if [ -n "$missing$extra" ]; then
 	exit 1
 fi
 if [ -s "$tmp/unversioned" ]; then
-	echo "# exported but not at version GPUAR_1.0 (lib/libgpuar.map):" $(cat "$tmp/unversioned")
-	echo "not ok - check-lib-symbols: $(basename "$so") has functions outside GPUAR_1.0"
+	echo "# exported but not at GPUAR_1.<n> or GPUAR_EXPERIMENTAL_<n> (lib/libgpuar.map):" $(cat "$tmp/unversioned")
+	echo "not ok - check-lib-symbols: $(basename "$so") has functions outside its version nodes"
 	exit 1
 fi
-echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare, each at GPUAR_1.0"
+if ! cmp -s "$tmp/experimental" "$tmp/documented"; then
+	undocumented=$(comm -23 "$tmp/experimental" "$tmp/documented")
+	stale=$(comm -13 "$tmp/experimental" "$tmp/documented")
+	[ -z "$undocumented" ] || echo "# experimental but not listed in $stability:" $undocumented
+	[ -z "$stale" ] || echo "# listed as experimental in $stability but not at GPUAR_EXPERIMENTAL_<n>:" $stale
+	echo "not ok - check-lib-symbols: $(basename "$so")'s experimental functions are not those $stability lists"
+	exit 1
+fi
+e=$(wc -l <"$tmp/experimental")
+echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare, $((n - e)) at GPUAR_1.<n>, $e at GPUAR_EXPERIMENTAL_<n> as $(basename "$stability") lists"

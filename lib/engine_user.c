@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The user engine proper (see engine_user.h for its parts): opening and
- * closing a port, word submit, cancel, the engine run that makes the
- * checks that are due, process and stats.
+ * closing a port, word submit, cancel, process and stats.
  */
 #include "engine_user.h"
-#include "word_record.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,80 +12,6 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------------ waits */
-
-/* End word wait @w, whose last check read @value: its record is queued. */
-static void word_end(struct uport *u, struct uwait *w, u64 value)
-{
-	struct gpuar_record rec;
-
-	gpuar_word_record(&w->ws, &rec, w->user_data, w->point, value);
-	if (w->pt) {
-		if (rec.outcome < GPUAR_OUTCOME_COUNT)
-			w->pt->outcomes[rec.outcome]++;
-		gpuar_est_entry_release(w->pt);	/* held since take_points() */
-		w->pt = NULL;
-	}
-	w->line->pending--;
-	uport_enqueue(u, &rec);
-	uport_wait_release(u, w);
-}
-
-/*
- * Run the engine: end the fence waits whose fence signalled (those the
- * epoll set reports ready) and check the word waits that are due, the
- * earliest due first (UH_DUE), so the cost is theirs, not every pending
- * wait's.
- * @woken: the caller may have been woken by the timer (a latency sample,
- * uport_drain_timer). @lazy_arm: arm the timer lazily (uport_arm_timer)
- * and leave an expiry for the next run to drain. The caller syncs the
- * eventfd once it has taken the records it wants.
- */
-void uport_run_locked(struct uport *u, bool woken, bool lazy_arm)
-{
-	u64 now = gpuar_now_ns();
-	struct uwait *w;
-
-	if (!lazy_arm)
-		uport_drain_timer(u, now, woken);
-	else if (u->armed_ns && now >= u->armed_ns)
-		u->expiry_left = true;
-	if (u->nfences)
-		uport_fence_harvest(u, now);
-	if (u->imminent)
-		uport_claims_moved(u, now);
-	/* A check moves a wait past now (or ends it), so this ends. */
-	while ((w = uheap_top(&u->heap[UH_DUE], u)) && w->ws.next_ns <= now)
-		uport_word_check(u, w, now);
-	uport_arm_timer(u, lazy_arm);
-}
-
-bool uport_word_check(struct uport *u, struct uwait *w, u64 now)
-{
-	u64 seen = gpuar_word_load(w->word);
-	bool done = gpuar_reached(seen, w->target);
-
-	w->seen = seen;
-	u->st.checks++;
-	if (w->reader_due) {
-		u->st.busy_read_checks++;
-		w->reader_due = false;
-	}
-	if (!gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
-				done)) {
-		uport_wait_reindex(u, w);
-		return false;
-	}
-	word_end(u, w, seen);
-	return true;
-}
-
-void uport_process_locked(struct uport *u, bool woken)
-{
-	uport_run_locked(u, woken, false);
-	uport_sync_eventfd(u);
-}
 
 /*
  * Take each entry's estimator point, held so that no later new point
@@ -152,7 +76,7 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	if (gpuar_word_begin(&w->ws, &in->plan, w->pt ? &w->pt->est : NULL,
 			     w->start_ns, in->start_ns != 0, now,
 			     gpuar_reached(seen, in->target), &u->cfg)) {
-		word_end(u, w, seen);
+		uport_word_end(u, w, seen);
 		return;
 	}
 	if (w->ws.phase == GPUAR_WORD_SLEEP)
@@ -205,6 +129,34 @@ out:
 	return ret;
 }
 
+static int u_submit_fence(struct gpuar_port *port,
+			  const struct gpuar_fence_wait *waits, u32 count,
+			  u32 *error_index)
+{
+	struct uport *u = uport_of(port);
+	struct uwait *some[64], **ws = count <= 64 ? some :
+				       calloc(count, sizeof(*ws));
+	int ret;
+
+	if (!ws)
+		return -ENOMEM;
+	if (count > u->max_waits) {
+		*error_index = count;
+		ret = -E2BIG;
+		goto out_free;
+	}
+	pthread_mutex_lock(&u->lock);
+	ret = uport_fence_submit_locked(u, waits, count, ws, error_index);
+	/* A fence already signalled completes now, as in the module. */
+	if (ret >= 0)
+		uport_process_locked(u, false);
+	pthread_mutex_unlock(&u->lock);
+out_free:
+	if (ws != some)
+		free(ws);
+	return ret;
+}
+
 /* End word wait @w as CANCELLED at @now. */
 static void word_cancel(struct uport *u, struct uwait *w, u64 now)
 {
@@ -212,7 +164,7 @@ static void word_cancel(struct uport *u, struct uwait *w, u64 now)
 	w->ws.outcome = GPUAR_OUTCOME_CANCELLED;
 	w->ws.complete_ns = now;
 	w->ws.next_ns = GPUAR_U64_MAX;
-	word_end(u, w, gpuar_word_load(w->word));
+	uport_word_end(u, w, gpuar_word_load(w->word));
 }
 
 static int u_cancel(struct gpuar_port *port, u64 user_data)
@@ -367,7 +319,7 @@ static const struct gpuar_engine_ops user_ops = {
 	.line_register = uport_line_register,
 	.line_unregister = uport_line_unregister,
 	.submit_word = u_submit_word,
-	.submit_fence = uport_submit_fence,
+	.submit_fence = u_submit_fence,
 	.cancel = u_cancel,
 	.reap = uport_reap,
 	.process = u_process,

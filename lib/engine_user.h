@@ -11,8 +11,9 @@
  * due. Word waits go through the same state machine (core/word_state.c)
  * and the same estimator as the module's.
  *
- *   engine_user.c   open/close, word submit, cancel, the engine run,
- *                   process, stats
+ *   engine_user.c   open/close, word submit, cancel, process, stats
+ *   user_run.c      the engine run: the checks that are due
+ *   user_check.c    one word wait's check, and its end
  *   user_waits.c    the pending waits: a slab, and heaps by the time
  *                   each must next be looked at, so a run costs the
  *                   due waits, not all pending ones
@@ -102,9 +103,11 @@ struct uwait {
 	/* the next check is a blocked reaper's (busy_read_checks) */
 	bool reader_due;
 	/*
-	 * Imminent readiness: claimed once (never again), and watched by
-	 * the claimer until lease_end_ns, while the timer leaves it alone.
+	 * Imminent readiness: raised once (counted in st.imminent, as the
+	 * module counts its raise), claimed once (never again), and watched
+	 * by the claimer until lease_end_ns, while the timer leaves it alone.
 	 */
+	bool raised;
 	bool claimed;
 	u64 lease_end_ns;
 	/* fence waits: the engine's own reference to the sync_file */
@@ -185,25 +188,31 @@ static inline u32 uwait_index(const struct uport *u, const struct uwait *w)
 	return (u32)(w - u->slab);
 }
 
-/* engine_user.c: run the checks that are due (lock held). */
+/* user_run.c: run the checks that are due (lock held). */
 void uport_run_locked(struct uport *u, bool woken, bool lazy_arm);
 void uport_process_locked(struct uport *u, bool woken);
+
+/* user_check.c (lock held) */
 /*
  * Check word wait @w at @now: true when it ended (its record queued, its
  * entry freed), else it is re-indexed at its next check.
  */
 bool uport_word_check(struct uport *u, struct uwait *w, u64 now);
+/* End word wait @w, whose last check read @value: its record is queued. */
+void uport_word_end(struct uport *u, struct uwait *w, u64 value);
 
 /* user_imminent.c: GPUAR_IOC_CLAIM's semantics (engine ops claim). */
 int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		u32 max, u64 lease_ns);
 /* Make the claimed waits whose word moved due now; drop ended leases. */
 void uport_claims_moved(struct uport *u, u64 now);
+/* Count the waits that turned imminent by @now (st.imminent), once each. */
+void uport_raise_imminent(struct uport *u, u64 now);
 
-/* user_fence.c */
-int uport_submit_fence(struct gpuar_port *port,
-		       const struct gpuar_fence_wait *waits, u32 count,
-		       u32 *error_index);
+/* user_fence.c (lock held) */
+int uport_fence_submit_locked(struct uport *u,
+			      const struct gpuar_fence_wait *waits, u32 count,
+			      struct uwait **ws, u32 *error_index);
 void uport_fence_harvest(struct uport *u, u64 now);
 void uport_fence_end(struct uport *u, struct uwait *w, u8 outcome,
 		     int status, u64 complete_ns);

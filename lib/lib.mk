@@ -2,12 +2,14 @@
 # libgpuar: shared (soname libgpuar.so.$(SOVERSION)) and static, both
 # carrying the shared core, the soft and DRM backends.
 LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/port.c lib/fdwait.c \
-	lib/port_kernel.c lib/engine_user.c lib/user_lines.c lib/user_fence.c \
+	lib/port_kernel.c lib/engine_user.c lib/user_run.c lib/user_check.c \
+	lib/user_lines.c lib/user_fence.c \
 	lib/user_queue.c lib/user_timer.c lib/user_reap.c lib/user_watcher.c \
 	lib/process.c lib/user_waits.c lib/interrupt.c \
 	lib/user_imminent.c lib/imminent.c \
 	lib/clock.c lib/vclock.c lib/hwwait.c lib/hwwait_arm64.c lib/source.c \
-	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c lib/uring_host.c \
+	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c \
+	lib/uring_host.c lib/uring_read.c lib/uring_ops.c lib/uring_stash.c \
 	backends/soft/soft.c backends/drm/sync_file.c backends/drm/syncobj.c
 # The CUDA and HIP backends (backends/backends.mk, included before us).
 LIB_SRCS += $(BACKEND_SRCS)
@@ -32,8 +34,9 @@ $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# lib/libgpuar.map versions every exported function (GPUAR_1.0) and keeps
-# the rest local, behind -fvisibility=hidden.
+# lib/libgpuar.map versions every exported function (stable GPUAR_1.<n>,
+# experimental GPUAR_EXPERIMENTAL_<n>) and keeps the rest local, behind
+# -fvisibility=hidden.
 $(LIB_SO): $(LIB_OBJS) lib/libgpuar.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libgpuar.so.$(SOVERSION) \
@@ -81,11 +84,20 @@ uninstall-lib:
 INSTALL_TARGETS += install-lib
 
 # check-lib-symbols: libgpuar.so exports exactly the functions of its
-# installed headers, each at version GPUAR_1.0 (lib/check-symbols.sh).
+# installed headers, each at a stable version node GPUAR_1.<n> or, the
+# ones docs/stability.md lists as experimental, at GPUAR_EXPERIMENTAL_<n>
+# (lib/check-symbols.sh).
 .PHONY: check-lib-symbols
 check-lib-symbols: $(LIB_SO)
-	@lib/check-symbols.sh $(LIB_SO) $(LIB_PUBLIC_HEADERS)
+	@lib/check-symbols.sh $(LIB_SO) docs/stability.md $(LIB_PUBLIC_HEADERS)
 CHECK_UNIT_TARGETS += check-lib-symbols
+
+# check-lib-symbols-file: the Debian symbols file lists exactly what
+# libgpuar.so exports, at the same version nodes (lib/check-symbols-file.sh).
+.PHONY: check-lib-symbols-file
+check-lib-symbols-file: $(LIB_SO)
+	@lib/check-symbols-file.sh $(LIB_SO) packaging/debian/libgpuar.symbols
+CHECK_UNIT_TARGETS += check-lib-symbols-file
 
 # check-arm64-hwwait: the arm64 hardware word wait (WFET/WFE) cannot run
 # on the x86-64 test machines; prove at least that it compiles, warning

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -79,50 +78,37 @@ static int take_fences(struct uport *u, const struct gpuar_fence_wait *waits,
 	return ret;
 }
 
-int uport_submit_fence(struct gpuar_port *port,
-		       const struct gpuar_fence_wait *waits, u32 count,
-		       u32 *error_index)
+/*
+ * Add @count fence waits, all or nothing, under the lock the caller holds
+ * (it runs the engine next: a fence already signalled completes then, as
+ * in the module). @ws: scratch room for @count wait pointers. Returns
+ * @count or a negative errno, with *@error_index set as
+ * gpuar_submit_fence_waits() says.
+ */
+int uport_fence_submit_locked(struct uport *u,
+			      const struct gpuar_fence_wait *waits, u32 count,
+			      struct uwait **ws, u32 *error_index)
 {
-	struct uport *u = uport_of(port);
-	struct uwait *some[64], **ws = count <= 64 ? some :
-				       calloc(count, sizeof(*ws));
 	u32 i;
-	int ret = 0;
+	int ret;
 
-	if (!ws)
-		return -ENOMEM;
-	if (count > u->max_waits) {
-		*error_index = count;
-		ret = -E2BIG;
-		goto out_free;
-	}
-	pthread_mutex_lock(&u->lock);
 	for (i = 0; i < count; i++) {
 		ret = validate_fence(&waits[i]);
 		if (ret) {
 			*error_index = i;
-			goto out;
+			return ret;
 		}
 	}
 	if ((u64)u->npend + u->qlen + count > u->max_waits) {
-		ret = -ENOSPC;
 		*error_index = count;
-		goto out;
+		return -ENOSPC;
 	}
 	ret = take_fences(u, waits, count, ws, error_index);
 	if (ret)
-		goto out;
+		return ret;
 	u->st.submitted += count;
-	ret = (int)count;
 	uport_note_change(u);
-	/* A fence already signalled completes now, as in the module. */
-	uport_process_locked(u, false);
-out:
-	pthread_mutex_unlock(&u->lock);
-out_free:
-	if (ws != some)
-		free(ws);
-	return ret;
+	return (int)count;
 }
 
 /* End @w with @outcome: its record is queued, its reference dropped. */

@@ -9,6 +9,11 @@
  * to the claimer, who watches their words; the engine's next run checks
  * a claimed wait whose word moved (EXACT). Each wait is claimed once: a
  * lease that runs out leaves it to the timer's park checks.
+ *
+ * The port's statistics count as the module's do: imminent, the waits
+ * raised (here: first found imminent, by a run or by a claim); claims,
+ * the waits handed out; lease_expiries, the claims' leases that ran out
+ * (the module's busy reads lease too; this engine's reapers do not).
  */
 #include "engine_user.h"
 
@@ -44,6 +49,42 @@ static struct uwait *first_imminent(struct uport *u, u64 now)
 	return best;
 }
 
+/* @w is imminent: the port's imminent counter counts it, once. */
+static void raise_once(struct uport *u, struct uwait *w)
+{
+	if (w->raised)
+		return;
+	w->raised = true;
+	u->st.imminent++;
+}
+
+/*
+ * The module raises a wait (EPOLLPRI) when its timer finds it at its
+ * early wake; here the run that the fd's early readiness brings finds
+ * it, among the waits first_imminent() would offer: parked, or past
+ * their early wake, and not claimed.
+ */
+void uport_raise_imminent(struct uport *u, u64 now)
+{
+	u32 idx[UHEAP_FIRST_MAX], n, i;
+	struct uwait *w;
+
+	n = uheap_first(&u->heap[UH_SPIN], u, idx, UHEAP_FIRST_MAX);
+	for (i = 0; i < n; i++) {
+		w = &u->slab[idx[i]];
+		if (!w->claimed)
+			raise_once(u, w);
+	}
+	n = uheap_first(&u->heap[UH_EARLY], u, idx, UHEAP_FIRST_MAX);
+	for (i = 0; i < n; i++) {
+		w = &u->slab[idx[i]];
+		if (w->key[UH_EARLY] > now)
+			break;
+		if (!w->claimed)
+			raise_once(u, w);
+	}
+}
+
 int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		u32 max, u64 lease_ns)
 {
@@ -58,6 +99,8 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 	pthread_mutex_lock(&u->lock);
 	now = gpuar_now_ns();
 	while (n < max && (w = first_imminent(u, now))) {
+		/* A claim before any run found it raises it itself. */
+		raise_once(u, w);
 		w->claimed = true;
 		/* Past its predicted completion, never past its backstop. */
 		lease_end = gpuar_word_claim_until(&w->ws, now, lease_ns);
@@ -81,6 +124,7 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 			.slot = (u32)(w->word - w->line->words),
 		};
 	}
+	u->st.claims += n;
 	uport_arm_timer(u, false);
 	uport_sync_eventfd(u);
 	pthread_mutex_unlock(&u->lock);
@@ -94,8 +138,10 @@ void uport_claims_moved(struct uport *u, u64 now)
 	u32 i;
 
 	/* A lease that ran out leaves its wait to the timer's park checks. */
-	while ((w = uheap_top(h, u)) && w->lease_end_ns <= now)
+	while ((w = uheap_top(h, u)) && w->lease_end_ns <= now) {
 		uheap_remove(h, u, uwait_index(u, w));
+		u->st.lease_expiries++;
+	}
 	for (i = 0; i < h->n; i++) {
 		w = &u->slab[h->at[i]];
 		if (gpuar_word_load(w->word) == w->seen)

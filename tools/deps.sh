@@ -49,6 +49,8 @@ pkgs=(
 	qemu-system-x86 busybox-static debootstrap
 	# benchmark plots; the documentation's pictures (make docs)
 	gnuplot-nox graphviz
+	# make check-structure reads the sources' definitions with it
+	universal-ctags
 )
 
 missing=()

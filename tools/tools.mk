@@ -100,6 +100,16 @@ check-tool-options: $(BENCH) $(STAT)
 	@tools/check-tool-options.sh $(BENCH) $(STAT) $(VERSION)
 CHECK_UNIT_TARGETS += check-tool-options
 
+# check-structure: the library's and the module's files call downward only
+# (no circle between files), none is over 600 lines, and docs/design.md
+# draws their layers as they are (tools/check-structure.py, which reads
+# the sources with universal-ctags).
+.PHONY: check-structure
+check-structure:
+	@command -v ctags >/dev/null || { echo "not ok - check-structure: no ctags (make deps installs universal-ctags)"; exit 1; }
+	@/usr/bin/python3 tools/check-structure.py --max-lines 600 --doc docs/design.md lib kmod
+CHECK_UNIT_TARGETS += check-structure
+
 .PHONY: tools-bench tools-stat tools-static install-tools
 # What make demo puts into the VM.
 tools-static: $(BENCH_STATIC) $(STAT_STATIC)

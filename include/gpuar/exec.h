@@ -85,6 +85,10 @@ int gpuar_exec_kind_parse(const char *name, enum gpuar_exec_kind *kind,
  * returns 0; with @strict it is refused: -EOPNOTSUPP with
  * GPUAR_E_EXECUTOR_REFUSED. -EINVAL + GPUAR_E_INVALID_EXECUTOR for an
  * unknown kind. Thread-safe.
+ *
+ * Experimental, as gpuar_park_resolve: at the symbol version
+ * GPUAR_EXPERIMENTAL_0, outside the frozen ABI; the fallback chain
+ * follows what the benchmark measures (docs/stability.md).
  */
 int gpuar_exec_resolve(enum gpuar_exec_kind requested, bool strict,
 		       const struct gpuar_caps *caps,
@@ -95,6 +99,7 @@ int gpuar_exec_resolve(enum gpuar_exec_kind requested, bool strict,
  * Resolve how flag plans park in the user engine: the hardware word wait
  * where @caps has one (returns its kind name), else a slack-free timed
  * sleep ("sleep") with GPUAR_W_PARK_FALLBACK in *@diag. Thread-safe.
+ * Experimental (GPUAR_EXPERIMENTAL_0, as gpuar_exec_resolve).
  */
 const char *gpuar_park_resolve(const struct gpuar_caps *caps,
 			       struct gpuar_error *diag);

@@ -106,6 +106,12 @@ int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 size_t gpuar_plan_to_text(const struct gpuar_plan *plan, char *buf,
 			  size_t size);
 
+/*
+ * Experimental: the gpuar_bands_* and gpuar_rows_* functions, the
+ * benchmark's way to pick a plan by row count, are at the symbol version
+ * GPUAR_EXPERIMENTAL_0, outside the frozen ABI; a release may change
+ * them (docs/stability.md). The band text grammar is kept either way.
+ */
 #define GPUAR_WAIT_BANDS_MAX 4
 
 /* Plans by row count: band i applies from from_rows[i] up to the next edge. */

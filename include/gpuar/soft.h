@@ -6,6 +6,10 @@
  * stages. Like a device, it sleeps until just before each store, spins the
  * last stretch, and stores with release semantics. Include through
  * <gpuar/gpuar.h>.
+ *
+ * Experimental: every function here is at the symbol version
+ * GPUAR_EXPERIMENTAL_0, outside the frozen ABI; a release may change it
+ * (docs/stability.md).
  */
 #ifndef GPUAR_SOFT_H
 #define GPUAR_SOFT_H

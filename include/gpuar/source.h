@@ -164,6 +164,9 @@ int gpuar_hw_word_wait(const uint64_t *word, uint64_t seen, uint64_t until_ns,
  * into words at given virtual times as time passes them (in time order;
  * stores at equal times in script order). Single-threaded; for tests and
  * simulations.
+ *
+ * Experimental: the gpuar_vclock_* functions are at the symbol version
+ * GPUAR_EXPERIMENTAL_0, outside the frozen ABI (docs/stability.md).
  */
 struct gpuar_vclock;
 

@@ -207,6 +207,9 @@ START_TEST(an_event_loop_gets_the_store_through_the_claim)
 	/* Seen by the claimer's check, not the timer's park checks. */
 	ck_assert_uint_ge(after.busy_read_checks, before.busy_read_checks + 1);
 	ck_assert_uint_le(after.checks - before.checks, 4);
+	/* Raised once (by the run the early readiness brought), claimed once. */
+	ck_assert_uint_eq(after.imminent, before.imminent + 1);
+	ck_assert_uint_eq(after.claims, before.claims + 1);
 	trained_port_close(&f);
 }
 END_TEST
@@ -256,6 +259,63 @@ START_TEST(a_claim_names_the_wait_and_leases_it_once)
 	ck_assert_uint_eq(rec.user_data, f.seq);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
+	trained_port_close(&f);
+}
+END_TEST
+
+/*
+ * The imminent counters, with the module's meanings: a wait raised
+ * imminent counts once (however often it is offered or found), a claim
+ * counts the waits it hands out, a claim's lease that runs out counts
+ * once; a wait done before its early wake is never raised. The user
+ * engine has no check budget to stretch a timer firing.
+ */
+START_TEST(the_imminent_counters_count_as_the_module_does)
+{
+	struct gpuar_port_stats before, claimed, after;
+	struct gpuar_claim_entry e[4];
+	struct gpuar_record rec;
+	struct trained_port f;
+	int n;
+
+	setup(&f);
+	trained_port_train(&f, TRAINING, WORK_NS);
+	before = stats(f.port);
+	trained_port_submit(&f, 0);	/* no store: the lease runs out */
+	while ((n = gpuar_port_claim(f.port, e, 4, 2 * MS, NULL)) == 0)
+		ck_assert(fd_readable(f.port, 2000));
+	ck_assert_int_eq(n, 1);
+	claimed = stats(f.port);
+	ck_assert_uint_eq(claimed.imminent, before.imminent + 1);
+	ck_assert_uint_eq(claimed.claims, before.claims + 1);
+	ck_assert_uint_eq(claimed.lease_expiries, before.lease_expiries);
+	/*
+	 * Let the lease run out (the run after its end drops it), then
+	 * store: a store within the lease would end the wait instead.
+	 */
+	while (gpuar_now_ns() <= e[0].lease_end_ns)
+		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 5 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_process(f.port), 0);
+	ck_assert_int_eq(gpuar_port_claim(f.port, e, 4, 0, NULL), 0);
+	gpuar_soft_store_at(f.prod, f.word, f.seq, gpuar_now_ns());
+	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 2000 * MS), 1);
+	ck_assert_uint_eq(rec.user_data, f.seq);
+	after = stats(f.port);
+	ck_assert_uint_eq(after.imminent, before.imminent + 1);
+	ck_assert_uint_eq(after.claims, before.claims + 1);
+	ck_assert_uint_eq(after.lease_expiries, before.lease_expiries + 1);
+	ck_assert_uint_eq(after.budget_stretched, 0);
+
+	/* Done at its first check: never imminent, nothing to claim. */
+	before = after;
+	__atomic_store_n(f.word, f.seq + 1, __ATOMIC_RELEASE);
+	trained_port_submit(&f, 0);
+	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_IMMEDIATE);
+	after = stats(f.port);
+	ck_assert_uint_eq(after.imminent, before.imminent);
+	ck_assert_uint_eq(after.claims, before.claims);
+	ck_assert_uint_eq(after.lease_expiries, before.lease_expiries);
 	trained_port_close(&f);
 }
 END_TEST
@@ -358,6 +418,7 @@ int main(void)
 	tcase_add_test(t, an_event_loop_gets_the_store_through_the_claim);
 	tcase_add_test(t, a_claim_names_the_wait_and_leases_it_once);
 	tcase_add_test(t, a_claimed_word_that_moved_is_checked_at_once);
+	tcase_add_test(t, the_imminent_counters_count_as_the_module_does);
 	tcase_add_test(t, a_reap_with_a_record_leaves_at_most_a_spurious_readiness);
 	suite_add_tcase(s, t);
 	return unit_run_tap(s, &skips);
