@@ -9,8 +9,9 @@
 #
 # The public functions are what the compiler itself lists as declared in
 # the headers (gcc -aux-info), not a second hand-kept list. Every exported
-# function must also carry the symbol version GPUAR_1.0 (lib/libgpuar.map):
-# one left unversioned or at another node is not the frozen 1.0 ABI.
+# function must also carry the symbol version GPUAR_1.0 (the frozen 1.0 ABI)
+# or GPUAR_1.1 (added since; lib/libgpuar.map): one left unversioned or at
+# another node is in neither.
 #
 # usage: check-symbols.sh LIBRARY.so HEADER...
 set -eu
@@ -40,7 +41,7 @@ done <"$tmp/decls" | sort -u >"$tmp/public"
 nm -D --defined-only --with-symbol-versions "$so" |
 	awk '$2 != "A" { print $3 }' | grep -v '^_' | sort -u >"$tmp/versioned"
 sed 's/@.*//' "$tmp/versioned" | sort -u >"$tmp/exported"
-grep -v '@@GPUAR_1\.0$' "$tmp/versioned" >"$tmp/unversioned" || true
+grep -vE '@@GPUAR_1\.[01]$' "$tmp/versioned" >"$tmp/unversioned" || true
 
 n=$(wc -l <"$tmp/public")
 [ "$n" -gt 0 ] || { echo "not ok - check-lib-symbols: no functions found in $*"; exit 1; }
@@ -53,8 +54,8 @@ if [ -n "$missing$extra" ]; then
 	exit 1
 fi
 if [ -s "$tmp/unversioned" ]; then
-	echo "# exported but not at version GPUAR_1.0 (lib/libgpuar.map):" $(cat "$tmp/unversioned")
-	echo "not ok - check-lib-symbols: $(basename "$so") has functions outside GPUAR_1.0"
+	echo "# exported but not at version GPUAR_1.0 or GPUAR_1.1 (lib/libgpuar.map):" $(cat "$tmp/unversioned")
+	echo "not ok - check-lib-symbols: $(basename "$so") has functions outside GPUAR_1.0 and GPUAR_1.1"
 	exit 1
 fi
-echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare, each at GPUAR_1.0"
+echo "ok - check-lib-symbols: $(basename "$so") exports exactly the $n functions its headers declare, each at GPUAR_1.0 or GPUAR_1.1"

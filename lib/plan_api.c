@@ -5,6 +5,23 @@
 #include <errno.h>
 #include <string.h>
 
+/* GPUAR_PLAN_DEFAULT_TEXT, parsed (test_lib_plan holds the two equal). */
+static const struct gpuar_plan default_plan = {
+	.park = GPUAR_PARK_FLAG,
+	.flags = GPUAR_PLAN_PREDICT,
+	.park_ns = 100000,
+	.backstop_ns = 1000000000,
+	.margin_ns = 100000,
+	.min_sleep_ns = 20000,
+	.max_sleep_ns = 1000000000,
+	.window = 8,
+};
+
+const struct gpuar_plan *gpuar_plan_or_default(const struct gpuar_plan *plan)
+{
+	return plan ? plan : &default_plan;
+}
+
 GPUAR_EXPORT int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 				      struct gpuar_error *diag)
 {
@@ -17,6 +34,10 @@ GPUAR_EXPORT int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 		args[0] = text ? "plan" : "text";
 		args[1] = "must not be NULL";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
+	if (!strcmp(text, "default")) {
+		*plan = default_plan;
+		return 0;
 	}
 	if (gpuar_plan_parse(text, plan, &pe) == 0)
 		return 0;

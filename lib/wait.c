@@ -301,8 +301,9 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	int r;
 
 	gpuar_diag_clear(diag);
-	if (!w || !src || !src->ops || !src->ops->check || !plan || !rec) {
-		const char *args[2] = { "wait", "waiter, source (with check), plan and record are required" };
+	plan = gpuar_plan_or_default(plan);
+	if (!w || !src || !src->ops || !src->ops->check || !rec) {
+		const char *args[2] = { "wait", "waiter, source (with check) and record are required" };
 
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}

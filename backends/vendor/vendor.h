@@ -298,4 +298,37 @@ int gv_wait(struct gpuar_waiter *waiter, struct gpuar_vendor_source *src,
 	    const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
 	    struct gpuar_record *rec, struct gpuar_error *diag);
 
+/*
+ * A vendor queue (gpuar_cuda_queue_*, gpuar_hip_queue_*): a backend
+ * handle, a port of its own and its lines; vendor_queue.c.
+ */
+struct gv_queue {
+	struct gv_backend *b;
+	void *handle;			/* the backend handle, closed last */
+	void (*handle_close)(void *handle);
+	struct gpuar_port *port;
+	pthread_mutex_t lock;		/* lines, counters; held across an await */
+	struct gpuar_vendor_line **lines;
+	uint32_t nlines;
+	uint64_t next_user_data;	/* the last user data handed out */
+	uint64_t outstanding;		/* awaits submitted, not yet reaped */
+};
+
+/* Takes @handle: closed with @handle_close on failure and at close. */
+int gv_queue_open(struct gv_queue **q, struct gv_backend *b, void *handle,
+		  void (*handle_close)(void *handle), struct gpuar_error *diag);
+/*
+ * The public calls, on @queue (a struct gpuar_cuda_queue or
+ * gpuar_hip_queue pointer, which is a struct gv_queue): refused (-EINVAL)
+ * when NULL or not a queue of @ops' backend; close returns 0 for NULL.
+ */
+int gv_queue_await(const struct gv_ops *ops, void *queue, void *stream,
+		   uint64_t *user_data, struct gpuar_error *diag);
+int gv_queue_reap(const struct gv_ops *ops, void *queue,
+		  struct gpuar_vendor_completion *out, uint32_t max,
+		  int64_t timeout_ns, struct gpuar_error *diag);
+int gv_queue_fd(const struct gv_ops *ops, const void *queue);
+int gv_queue_close(const struct gv_ops *ops, void *queue,
+		   uint64_t timeout_ns, struct gpuar_error *diag);
+
 #endif /* GPUAR_BACKENDS_VENDOR_H */

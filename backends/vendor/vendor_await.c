@@ -354,8 +354,9 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	int rc;
 
 	gv_diag_clear(diag);
-	if (!l || !plan)
-		return -EINVAL;
+	if (!l)
+		return gv_refuse(diag, "line");
+	plan = gpuar_plan_or_default(plan);
 	b = l->b;
 	a = calloc(1, sizeof(*a));
 	if (!a)
