@@ -173,6 +173,13 @@ struct gpuar_vendor_line {
 	bool unfenced;			/* a reverse wait without its fence */
 	uint32_t awaits;		/* submitted, not yet reaped (registry lock) */
 	struct gpuar_vendor_line *leaked_next;	/* on the leaked list */
+	/* On the live list (gv_lines_lock) from alloc to free or leak, so a
+	 * closing port finds its lines (gv_lines_port_closed). */
+	struct gpuar_vendor_line *live_next;
+	/* The port closed first: the line kept its page (gpuar_line_keep),
+	 * takes no more stores or waits (-EBADF), and freeing it unmaps the
+	 * page once the device is done with it. */
+	bool port_closed;
 };
 
 static inline unsigned int gv_query(struct gv_backend *b, void *stream)
@@ -274,6 +281,12 @@ uint64_t gv_registry_steps(void);
 uint64_t gv_registry_lookups(void);
 /* Awaits submitted on @line and not yet reaped. */
 uint32_t gv_line_awaits(struct gpuar_vendor_line *line);
+/* Forget @line's awaits: their port closed, so none is ever reaped. */
+void gv_line_awaits_forget(struct gpuar_vendor_line *line);
+/* Install the port close observer (once): vendor_await.c. */
+void gv_observe_ports_once(void);
+/* @port is closing: its live lines keep their pages, port_closed. */
+void gv_lines_port_closed(struct gpuar_port *port);
 /* gpuar_vendor_resolve: 1 with *@out to hand out, 0 when resubmitted. */
 int gv_resolve_record(struct gpuar_port *port, const struct gpuar_record *rec,
 		      struct gpuar_vendor_completion *out,

@@ -215,11 +215,18 @@ static void gv_port_closed(struct gpuar_port *port)
 	if (pa)
 		free(pa->buckets);
 	free(pa);
+	/* Its vendor lines outlive it, to be freed safely (vendor_line.c). */
+	gv_lines_port_closed(port);
 }
 
 static void gv_observe_ports(void)
 {
 	gpuar_port_on_close(gv_port_closed);
+}
+
+void gv_observe_ports_once(void)
+{
+	pthread_once(&gv_observe_once, gv_observe_ports);
 }
 
 uint64_t gv_registry_awaits(void)
@@ -312,6 +319,13 @@ static void gv_line_awaits_add(struct gpuar_vendor_line *l, int n)
 {
 	pthread_mutex_lock(&gv_registry_lock);
 	l->awaits = (uint32_t)((int)l->awaits + n);
+	pthread_mutex_unlock(&gv_registry_lock);
+}
+
+void gv_line_awaits_forget(struct gpuar_vendor_line *l)
+{
+	pthread_mutex_lock(&gv_registry_lock);
+	l->awaits = 0;
 	pthread_mutex_unlock(&gv_registry_lock);
 }
 

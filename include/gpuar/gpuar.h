@@ -327,6 +327,14 @@ int gpuar_port_open(struct gpuar_port **port,
  * unmapped nor freed, and its page stays mapped, its address range
  * reserved, for the life of the process. The caller must ensure no other
  * thread is using the port. NULL is ignored.
+ *
+ * Teardown order: free what points into the port first (vendor lines,
+ * the io_uring host, a soft producer storing into its lines). A vendor
+ * line still allocated when its port closes keeps its page (the device
+ * may still store there), its awaits are dropped, and it refuses new
+ * stores and waits (-EBADF) until gpuar_cuda_line_free/gpuar_hip_line_free
+ * frees it, unmapping the page once the device is done with it. A soft
+ * producer's stores into a closed port's lines are not guarded.
  */
 void gpuar_port_close(struct gpuar_port *port);
 

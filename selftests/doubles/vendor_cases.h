@@ -1278,6 +1278,41 @@ START_TEST(closed_ports_awaits_never_match_a_new_port)
 }
 END_TEST
 
+/*
+ * The port closed before its line, with an await unreaped and the store
+ * still to land: the line keeps its page (the device stores into it, not
+ * into memory mapped later), refuses new stores and waits with -EBADF,
+ * and is freed as ever once the device is done with it.
+ */
+START_TEST(port_closed_before_its_line)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *p;
+	struct gpuar_error d;
+	void *s = V->stream_new(0);
+	uint64_t target = 0, *words;
+
+	vt_open_port(&p);
+	ck_assert_msg(V->line_alloc(vb, p, &l, &d) == 0, "%s", d.message);
+	words = gpuar_vendor_line_words(l);
+	V->work(s, 50 * MS);
+	ck_assert_int_eq(V->await(l, 2, s, &plan, 1, 5, &target, &d), 0);
+	gpuar_port_close(p);
+	vt_assert_pages(2);	/* the fixture's line and this one */
+	ck_assert_int_eq(V->record(l, 2, s, NULL, &d), -EBADF);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_int_eq(V->await(l, 3, s, &plan, 1, 6, NULL, &d), -EBADF);
+	/* the store lands in the kept page */
+	vt_wait_reached(l, 2, target);
+	ck_assert_uint_eq(__atomic_load_n(&words[2], __ATOMIC_ACQUIRE), target);
+	ck_assert_msg(V->line_free(l, 5000 * MS, &d) == 0, "%s", d.message);
+	vt_assert_pages(1);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
+	V->stream_free(s);
+}
+END_TEST
+
 /* An event the caller recorded: the wait completes once it does. */
 START_TEST(await_event_completes_when_the_event_does)
 {
@@ -1545,6 +1580,7 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, reap_returns_up_to_max_in_one_call);
 	tcase_add_test(tc, burst_of_awaits_finds_each_in_a_few_steps);
 	tcase_add_test(tc, closed_ports_awaits_never_match_a_new_port);
+	tcase_add_test(tc, port_closed_before_its_line);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
 	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);

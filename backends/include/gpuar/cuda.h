@@ -122,7 +122,10 @@ int gpuar_cuda_open(struct gpuar_cuda **cuda, int ordinal,
 
 /*
  * Release the primary context and the library. Lines must be freed first
- * (a leaked line keeps its own context reference). NULL is ignored.
+ * (a leaked line keeps its own context reference); a line still in use
+ * after its handle closed is not detected. NULL is ignored. Teardown
+ * order: reap a line's awaits, free the line, close the port, close the
+ * handle (gpuar_cuda_queue_close does it all for a queue).
  */
 void gpuar_cuda_close(struct gpuar_cuda *cuda);
 
@@ -161,6 +164,12 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
  */
 int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			 struct gpuar_error *diag);
+/*
+ * A line whose port was closed first (against the order above) kept its
+ * page: records, awaits and reverse waits on it fail with -EBADF, its
+ * awaits were dropped with the port, and gpuar_cuda_line_free frees it
+ * as above, unmapping the page itself. NULL: 0.
+ */
 
 /*
  * Enqueue, behind the work on @stream, the store of @slot's next
