@@ -50,6 +50,11 @@ GPUAR_EXPORT int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 GPUAR_EXPORT size_t gpuar_plan_to_text(const struct gpuar_plan *plan,
 				       char *buf, size_t size)
 {
+	if (!plan) {
+		if (buf && size)
+			buf[0] = '\0';
+		return 0;
+	}
 	return gpuar_plan_label(plan, buf, size);
 }
 
@@ -110,6 +115,11 @@ GPUAR_EXPORT size_t gpuar_bands_to_text(const struct gpuar_wait_bands *bands,
 {
 	struct gpuar_bands core;
 
+	if (!bands) {
+		if (buf && size)
+			buf[0] = '\0';
+		return 0;
+	}
 	bands_to_core(&core, bands);
 	return gpuar_bands_label(&core, buf, size);
 }
@@ -130,12 +140,13 @@ gpuar_bands_for_rows(const struct gpuar_wait_bands *bands, uint64_t rows)
 
 GPUAR_EXPORT void gpuar_rows_publish(struct gpuar_rows *rows, uint64_t count)
 {
-	__atomic_store_n(&rows->rows, count, __ATOMIC_RELEASE);
+	if (rows)
+		__atomic_store_n(&rows->rows, count, __ATOMIC_RELEASE);
 }
 
 GPUAR_EXPORT uint64_t gpuar_rows_read(const struct gpuar_rows *rows)
 {
-	return __atomic_load_n(&rows->rows, __ATOMIC_ACQUIRE);
+	return rows ? __atomic_load_n(&rows->rows, __ATOMIC_ACQUIRE) : 0;
 }
 
 GPUAR_EXPORT const struct gpuar_plan *

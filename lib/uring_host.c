@@ -983,5 +983,10 @@ GPUAR_EXPORT void gpuar_uring_host_free(struct gpuar_uring_host *h)
 GPUAR_EXPORT void gpuar_uring_host_stats(const struct gpuar_uring_host *h,
 					 struct gpuar_uring_host_stats *stats)
 {
-	*stats = h->st;
+	if (stats) {
+		if (h)
+			*stats = h->st;
+		else
+			memset(stats, 0, sizeof(*stats));
+	}
 }

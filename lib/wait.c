@@ -347,6 +347,12 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 GPUAR_EXPORT void gpuar_waiter_stats(struct gpuar_waiter *w,
 				     struct gpuar_waiter_stats *stats)
 {
+	if (!stats)
+		return;
+	if (!w) {
+		memset(stats, 0, sizeof(*stats));
+		return;
+	}
 	pthread_mutex_lock(&w->lock);
 	*stats = w->st;
 	pthread_mutex_unlock(&w->lock);
@@ -358,6 +364,8 @@ GPUAR_EXPORT int gpuar_waiter_prediction(struct gpuar_waiter *w,
 	struct gpuar_est_entry *e;
 	u64 p = 0;
 
+	if (!w)
+		return -EINVAL;
 	pthread_mutex_lock(&w->lock);
 	e = gpuar_est_table_find(&w->tab, point);
 	if (e)

@@ -399,17 +399,17 @@ GPUAR_EXPORT void gpuar_cuda_close(struct gpuar_cuda *cu)
 
 GPUAR_EXPORT int gpuar_cuda_driver_version(const struct gpuar_cuda *cu)
 {
-	return cu->drv.driver_version;
+	return cu ? cu->drv.driver_version : 0;
 }
 
 GPUAR_EXPORT const char *gpuar_cuda_library(const struct gpuar_cuda *cu)
 {
-	return cu->drv.library;
+	return cu ? cu->drv.library : NULL;
 }
 
 GPUAR_EXPORT const char *gpuar_cuda_resolver(const struct gpuar_cuda *cu)
 {
-	return cu->drv.resolver;
+	return cu ? cu->drv.resolver : NULL;
 }
 
 GPUAR_EXPORT int gpuar_cuda_line_alloc(struct gpuar_cuda *cu, struct gpuar_port *port,

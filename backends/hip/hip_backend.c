@@ -353,12 +353,12 @@ GPUAR_EXPORT void gpuar_hip_close(struct gpuar_hip *h)
 
 GPUAR_EXPORT const char *gpuar_hip_library(const struct gpuar_hip *h)
 {
-	return h->rt.library;
+	return h ? h->rt.library : NULL;
 }
 
 GPUAR_EXPORT int gpuar_hip_driver_version(const struct gpuar_hip *h)
 {
-	return h->rt.driver_version;
+	return h ? h->rt.driver_version : 0;
 }
 
 GPUAR_EXPORT int gpuar_hip_line_alloc(struct gpuar_hip *h, struct gpuar_port *port,

@@ -717,7 +717,7 @@ GPUAR_EXPORT int gpuar_vendor_resolve(struct gpuar_port *port,
 {
 	gv_diag_clear(diag);
 	if (!port || !rec || !out)
-		return -EINVAL;
+		return gv_refuse(diag, !port ? "port" : !rec ? "record" : "out");
 	return gv_resolve_record(port, rec, out, diag);
 }
 

@@ -448,17 +448,17 @@ void gv_slot_lost(struct gpuar_vendor_line *l, uint32_t slot, uint64_t target)
 
 GPUAR_EXPORT uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
 {
-	return l->words;
+	return l ? l->words : NULL;
 }
 
 GPUAR_EXPORT uint64_t gpuar_vendor_line_device_address(const struct gpuar_vendor_line *l)
 {
-	return l->devaddr;
+	return l ? l->devaddr : 0;
 }
 
 GPUAR_EXPORT struct gpuar_line *gpuar_vendor_line_gpuar(const struct gpuar_vendor_line *l)
 {
-	return l->line;
+	return l ? l->line : NULL;
 }
 
 GPUAR_EXPORT uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line *l,
@@ -467,7 +467,7 @@ GPUAR_EXPORT uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line 
 	struct gpuar_vendor_line *m = (struct gpuar_vendor_line *)l;
 	uint64_t v;
 
-	if (slot >= GPUAR_LINE_SLOTS)
+	if (!l || slot >= GPUAR_LINE_SLOTS)
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	v = m->seq[slot];

@@ -18,6 +18,16 @@
  * `struct gpuar_error *diag` also fill it (when non-NULL) with a coded error
  * or warning (enum gpuar_code): callers branch on diag->code, never on the
  * message text. diag->code is GPUAR_OK when there is nothing to report.
+ * gpuar(7) says which calls take a diag and why. A NULL object (or text,
+ * or out pointer a call must write) is refused with -EINVAL, never
+ * dereferenced; calls without a status return their neutral value (NULL,
+ * 0, false, or the value named with them) and closes ignore NULL.
+ *
+ * Names say the path: *_blocking blocks the calling thread on one wait
+ * (no port); *port* goes through a completion port, whose fd an event
+ * loop polls. Quick start: gpuar_port_open (NULL options),
+ * gpuar_line_alloc, gpuar_port_await_word (NULL plan: the default),
+ * gpuar_port_reap, gpuar_port_close.
  *
  * Thread-safety is stated per object: a port is safe to use from several
  * threads at once (it has its own lock); waiters are safe for concurrent

@@ -120,7 +120,8 @@ void gpuar_waiter_stats(struct gpuar_waiter *waiter,
 			struct gpuar_waiter_stats *stats);
 
 /*
- * The point's prediction in *@ns (0 if none); -ENOENT for an unknown point.
+ * The point's prediction in *@ns (0 if none; @ns NULL: only whether the
+ * point is known); -ENOENT for an unknown point, -EINVAL for a NULL waiter.
  * Thread-safe.
  */
 int gpuar_waiter_prediction(struct gpuar_waiter *waiter, uint64_t point,
