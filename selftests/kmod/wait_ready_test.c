@@ -126,7 +126,7 @@ TEST_F(port, deadline_zero_polls)
 
 /*
  * A deadline past the clock's range (2^63 and up: libgpuar's
- * gpuar_port_reap(..., INT64_MAX) once sent now + INT64_MAX) is no deadline:
+ * gpuar_reap(..., INT64_MAX) once sent now + INT64_MAX) is no deadline:
  * it waits for the record, arming no timer in the past (a negative
  * ktime: a WARN in hrtimer_reprogram and a timer interrupt per pass, K3-1;
  * the runner fails a run whose kernel log has the WARN). Each deadline
