@@ -5,7 +5,7 @@
  * after another at one call site, the estimator learns their duration,
  * and from then on the port turns ready shortly before each completion
  * (the kernel engine raises EPOLLPRI, the user engine's fd turns
- * readable); the loop's gpuar_reap(.., 0) then watches the word in this
+ * readable); the loop's gpuar_port_reap(.., 0) then watches the word in this
  * thread until the store and returns the record at about a spin's
  * latency. The port fd is also readable when a record is ready or, for
  * the user engine, when the engine must run a check: a wake-up that
@@ -100,7 +100,7 @@ int main(void)
 			 * One call at any readiness: queued records first; else
 			 * it claims the imminent wait and watches its word.
 			 */
-			if (gpuar_reap(port, &rec, 1, 0) != 1)
+			if (gpuar_port_reap(port, &rec, 1, 0) != 1)
 				continue;
 			stored = gpuar_soft_stored_at(device, &gpuar_line_words(line)[0],
 						      rec.user_data);

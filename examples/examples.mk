@@ -4,7 +4,8 @@
 # gpu_await.c is built twice: for CUDA (cuda_await) and, with
 # -DGPUAR_EXAMPLE_HIP, for HIP (hip_await); neither needs the vendor's
 # toolkit (the driver is loaded at run time).
-EXAMPLE_SRCS := examples/quickstart.c examples/epoll_loop.c \
+EXAMPLE_SRCS := examples/quickstart.c examples/cuda_quickstart.c \
+	examples/epoll_loop.c \
 	examples/fill_executor.c examples/timerfd_port.c
 UV_LIBS := $(shell pkg-config --libs libuv 2>/dev/null)
 ifneq ($(UV_LIBS),)

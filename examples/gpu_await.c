@@ -28,8 +28,8 @@ typedef struct ihipStream_t stream_t;
 #define vendor_close gpuar_hip_close
 #define vendor_line_alloc gpuar_hip_line_alloc
 #define vendor_line_free gpuar_hip_line_free
-#define vendor_await gpuar_hip_await
-#define vendor_reap gpuar_hip_reap
+#define vendor_await gpuar_hip_port_await
+#define vendor_reap gpuar_hip_port_reap
 #else
 #include <gpuar/cuda.h>
 #define VENDOR "cuda"
@@ -40,8 +40,8 @@ typedef struct CUstream_st stream_t;
 #define vendor_close gpuar_cuda_close
 #define vendor_line_alloc gpuar_cuda_line_alloc
 #define vendor_line_free gpuar_cuda_line_free
-#define vendor_await gpuar_cuda_await
-#define vendor_reap gpuar_cuda_reap
+#define vendor_await gpuar_cuda_port_await
+#define vendor_reap gpuar_cuda_port_reap
 #endif
 
 #include <stdbool.h>

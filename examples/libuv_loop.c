@@ -52,7 +52,7 @@ static void on_port(uv_poll_t *h, int status, int events)
 	if (status < 0)
 		return;
 	/* Any readiness: queued records, or claim and watch the imminent wait. */
-	while (gpuar_reap(app->port, &rec, 1, 0) == 1) {
+	while (gpuar_port_reap(app->port, &rec, 1, 0) == 1) {
 		printf("job %llu: %s, %u checks\n",
 		       (unsigned long long)rec.user_data,
 		       gpuar_outcome_name(rec.outcome), rec.checks);

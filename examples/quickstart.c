@@ -2,58 +2,60 @@
 /*
  * gpuar quick start: wait for a "GPU" store through a completion port.
  * Runs anywhere: with the gpuar module loaded the port is the kernel's,
- * otherwise the library's userspace port; the device is the soft backend
- * (a CPU thread storing into the line, as a GPU stream would).
+ * otherwise the library's userspace port. The "GPU" is a thread that
+ * stores 1 into the line's first word after 20 ms of "work", as a stream
+ * does behind its kernels (with CUDA, gpuar_cuda_queue_await enqueues
+ * that store on your stream: examples/cuda_quickstart.c).
  *
  *   cc quickstart.c $(pkg-config --cflags --libs gpuar) && ./a.out
  */
 #include <gpuar/gpuar.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
+
+static void *gpu(void *word)
+{
+	nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);	/* the work */
+	__atomic_store_n((uint64_t *)word, 1, __ATOMIC_RELEASE);	/* its store */
+	return NULL;
+}
 
 int main(void)
 {
-	struct gpuar_port_options opts = { .engine = GPUAR_ENGINE_AUTO };
-	struct gpuar_word_wait wait = { .user_data = 42, .target = 1, .point = 1 };
-	struct gpuar_soft_producer *device;
 	struct gpuar_port *port;
 	struct gpuar_line *line;
 	struct gpuar_record rec;
 	struct gpuar_error err;
+	pthread_t device;
 
 	/* A port: the kernel's if /dev/gpuar is there, else the userspace one. */
-	if (gpuar_port_open(&port, &opts, &err) < 0) {
+	if (gpuar_port_open(&port, NULL, &err) < 0) {
 		fprintf(stderr, "%s\n", err.message);
 		return 1;
 	}
 	if (err.code != GPUAR_OK)
-		printf("note: %s\n", err.message);	/* which engine and why */
-	printf("engine: %s\n", gpuar_engine_name(gpuar_port_engine(port)));
+		printf("note: %s\n", err.message);	/* which engine, and why */
 
-	/* A completion line (8 words) and a wait for slot 0 to reach 1. */
+	/* A line (eight words), and a wait for word 0 to reach 1 under the
+	 * default plan; its record will carry the user data 42. */
 	if (gpuar_line_alloc(port, &line) < 0 ||
-	    gpuar_plan_from_text("flag:park_us=100,backstop_us=1000000",
-				 &wait.plan, &err) < 0)
-		return 1;
-	wait.line = gpuar_line_id(line);
-	wait.slot = 0;
-	if (gpuar_submit_word_waits(port, &wait, 1, NULL) < 0)
+	    gpuar_port_await_word(port, line, 0, 1, 42, NULL) < 0)
 		return 1;
 
-	/* The "GPU": stores 1 into slot 0 after 20 ms of work. */
-	if (gpuar_soft_producer_new(&device) < 0)
+	/* The "GPU" stores into word 0. */
+	if (pthread_create(&device, NULL, gpu, &gpuar_line_words(line)[0]))
 		return 1;
-	gpuar_soft_store_after(device, &gpuar_line_words(line)[0], 1, 20000000);
 
-	/* Block until the completion record arrives. */
-	if (gpuar_reap(port, &rec, 1, -1) != 1)
+	/* Block until the record arrives (an event loop polls the port's fd). */
+	if (gpuar_port_reap(port, &rec, 1, -1) != 1)
 		return 1;
-	printf("record: user_data=%llu outcome=%s status=%d value=%llu "
-	       "checks=%u waited=%llu us\n",
-	       (unsigned long long)rec.user_data, gpuar_outcome_name(rec.outcome),
-	       rec.status, (unsigned long long)rec.value, rec.checks,
+	pthread_join(device, NULL);
+	printf("record: user_data=%llu status=%d value=%llu waited=%llu us\n",
+	       (unsigned long long)rec.user_data, rec.status,
+	       (unsigned long long)rec.value,
 	       (unsigned long long)(rec.complete_ns - rec.start_ns) / 1000);
 
-	gpuar_soft_producer_free(device);
-	gpuar_port_close(port);
+	gpuar_port_close(port);	/* frees its line too */
 	return rec.status == 0 ? 0 : 1;
 }

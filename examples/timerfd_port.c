@@ -85,7 +85,7 @@ int main(void)
 			}
 			port_wakes++;
 			gpuar_port_process(port);	/* the user engine's checks */
-			got = gpuar_reap(port, rec, JOBS, 0);
+			got = gpuar_port_reap(port, rec, JOBS, 0);
 			for (int j = 0; j < got; j++)
 				printf("tick %llu: job %llu done, %s, %llu us after submit\n",
 				       ticks, (unsigned long long)rec[j].user_data,

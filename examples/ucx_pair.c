@@ -193,7 +193,7 @@ static void loop_until(struct side *s, const int *stop)
 			if (ready[i].data.fd != gpuar_port_fd(s->port))
 				continue;
 			gpuar_port_process(s->port);
-			if (gpuar_reap(s->port, &s->last, 1, 0) == 1) {
+			if (gpuar_port_reap(s->port, &s->last, 1, 0) == 1) {
 				if (s->last.status < 0)
 					die(s->name, strerror(-s->last.status));
 				s->have_record = 1;

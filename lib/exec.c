@@ -96,7 +96,7 @@ GPUAR_EXPORT void gpuar_exec_free(struct gpuar_exec *ex)
 
 GPUAR_EXPORT const struct gpuar_clock *gpuar_exec_clock(const struct gpuar_exec *ex)
 {
-	return ex->clock;
+	return ex ? ex->clock : NULL;
 }
 
 GPUAR_EXPORT int gpuar_exec_spawn(struct gpuar_exec *ex, gpuar_task_fn fn,
@@ -176,23 +176,28 @@ GPUAR_EXPORT int gpuar_task_yield(struct gpuar_task *t)
 
 GPUAR_EXPORT uint32_t gpuar_task_woke(const struct gpuar_task *t)
 {
-	return t->woke;
+	return t ? t->woke : 0;
 }
 
 GPUAR_EXPORT int gpuar_task_source_error(const struct gpuar_task *t)
 {
-	return t->src_err;
+	return t ? t->src_err : -EINVAL;
 }
 
 GPUAR_EXPORT struct gpuar_exec *gpuar_task_exec(const struct gpuar_task *t)
 {
-	return t->exec;
+	return t ? t->exec : NULL;
 }
 
 GPUAR_EXPORT void gpuar_exec_stats(const struct gpuar_exec *ex,
 				   struct gpuar_exec_stats *stats)
 {
-	*stats = ex->st;
+	if (stats) {
+		if (ex)
+			*stats = ex->st;
+		else
+			memset(stats, 0, sizeof(*stats));
+	}
 }
 
 static u64 now_of(const struct gpuar_exec *ex)

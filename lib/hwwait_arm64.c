@@ -95,6 +95,8 @@ GPUAR_EXPORT int gpuar_hw_word_wait(const uint64_t *word, uint64_t seen,
 {
 	u64 now;
 
+	if (!word)
+		return -EINVAL;
 	if (!gpuar_hw_word_wait_kind())
 		return -EOPNOTSUPP;
 	if (hw == HW_WFE && bound_ns < EVTSTRM_MAX_NS)

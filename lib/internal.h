@@ -39,6 +39,9 @@ int gpuar_diag_set(struct gpuar_error *diag, u32 code, int sys_errno,
 		   const char *const *args, u32 nargs);
 void gpuar_diag_clear(struct gpuar_error *diag);
 
+/* @plan, or the default plan (GPUAR_PLAN_DEFAULT_TEXT) for NULL. */
+const struct gpuar_plan *gpuar_plan_or_default(const struct gpuar_plan *plan);
+
 /* A wrapper that formats a system-call failure (GPUAR_E_SYSTEM). */
 int gpuar_diag_sys(struct gpuar_error *diag, const char *what, int err);
 

@@ -11,6 +11,9 @@ LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/port.c lib/fdwait.c \
 	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c \
 	lib/uring_host.c lib/uring_read.c lib/uring_ops.c lib/uring_stash.c \
 	backends/soft/soft.c backends/drm/sync_file.c backends/drm/syncobj.c
+# The newcomer's calls: the default plan's one-call word wait, and the
+# names that say blocking (*_blocking) or event loop (*port*).
+LIB_SRCS += lib/port_await.c lib/renamed.c
 # The CUDA and HIP backends (backends/backends.mk, included before us).
 LIB_SRCS += $(BACKEND_SRCS)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS) $(CORE_USER_SRCS) $(LIB_SRCS))
@@ -27,6 +30,8 @@ $(BUILD)/backends/drm/%.o: CPPFLAGS_ALL += $(LIB_DRM_CFLAGS)
 # Only what is marked GPUAR_EXPORT (lib/export.h) leaves the shared
 # library; the archive's objects link as before.
 $(LIB_OBJS): CFLAGS_ALL += -fvisibility=hidden
+# The library defines and calls the 1.0 names it keeps (GPUAR_DEPRECATED_FOR).
+$(LIB_OBJS): CPPFLAGS_ALL += -DGPUAR_DISABLE_DEPRECATION_WARNINGS
 # The headers a program compiles against (installed; check-lib-symbols).
 LIB_PUBLIC_HEADERS := $(wildcard include/gpuar/*.h) $(BACKEND_HEADERS)
 
@@ -128,13 +133,16 @@ CHECK_UNIT_TARGETS += check-arm64-hwwait
 # DESTDIR, then build the README's first ```c block (which must be
 # examples/quickstart.c, word for word) with nothing but
 # `cc quickstart.c $(pkg-config --cflags --libs gpuar)` against it (the
-# shared library), and run it: no GPU, no module needed. A program that
-# takes the CUDA and HIP backends' functions from <gpuar/cuda.h> and
-# <gpuar/hip.h> builds and links the same way.
+# shared library), and run it: no GPU, no module needed. The second
+# ```c block (examples/cuda_quickstart.c, word for word) builds the same
+# way and runs against the CUDA test double. A program that takes the
+# CUDA and HIP backends' functions from <gpuar/cuda.h> and <gpuar/hip.h>
+# builds and links the same way, and so does one that calls the 1.0
+# names (gpuar_reap, gpuar_cuda_await...), which must still resolve.
 QS_DIR := $(BUILD)/quickstart
 .PHONY: check-quickstart
 ifeq ($(SANITIZE),)
-check-quickstart: $(LIB_A) $(LIB_SO)
+check-quickstart: $(LIB_A) $(LIB_SO) $(DOUBLE_CUDA)
 	@rm -rf $(QS_DIR) && mkdir -p $(QS_DIR)
 	@$(MAKE) --no-print-directory install-lib DESTDIR=$(abspath $(QS_DIR))/root \
 		PREFIX=/usr/local LIBDIR=/usr/local/lib INCLUDEDIR=/usr/local/include >/dev/null
@@ -142,17 +150,31 @@ check-quickstart: $(LIB_A) $(LIB_SO)
 		> $(QS_DIR)/quickstart.c
 	@cmp -s $(QS_DIR)/quickstart.c examples/quickstart.c || \
 		{ echo "not ok - README's first c block differs from examples/quickstart.c"; exit 1; }
+	@awk '/^```c$$/ { n++; if (n == 2) { on = 1; next } } on && /^```$$/ { exit } on' README.md \
+		> $(QS_DIR)/cuda_quickstart.c
+	@cmp -s $(QS_DIR)/cuda_quickstart.c examples/cuda_quickstart.c || \
+		{ echo "not ok - README's second c block differs from examples/cuda_quickstart.c"; exit 1; }
 	@cd $(QS_DIR) && root=$$(pwd)/root && \
 	  PKG_CONFIG_PATH=$$root/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$root \
 	  sh -c 'cc quickstart.c $$(pkg-config --cflags --libs gpuar) -o quickstart' && \
 	  readelf -d quickstart | grep -q 'NEEDED.*libgpuar.so.$(SOVERSION)' && \
 	  LD_LIBRARY_PATH=$$root/usr/local/lib ./quickstart > out.txt && \
-	  cat out.txt && grep -q 'record: user_data=42 outcome=exact status=0 value=1' out.txt && \
+	  cat out.txt && grep -q 'record: user_data=42 status=0 value=1' out.txt && \
+	  PKG_CONFIG_PATH=$$root/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$root \
+	  sh -c 'cc cuda_quickstart.c $$(pkg-config --cflags --libs gpuar) -o cuda_quickstart' && \
+	  LD_LIBRARY_PATH=$$root/usr/local/lib GPUAR_CUDA_LIBRARY=$(abspath $(DOUBLE_CUDA)) \
+	  ./cuda_quickstart > cuda_out.txt && \
+	  cat cuda_out.txt && grep -q '^stream done: user_data=1 (await 1) status=0$$' cuda_out.txt && \
+	  cp $(abspath selftests/unit/old_names.c) old_names.c && \
+	  PKG_CONFIG_PATH=$$root/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$root \
+	  sh -c 'cc -Werror old_names.c $$(pkg-config --cflags --libs gpuar) -o old_names' && \
+	  LD_LIBRARY_PATH=$$root/usr/local/lib ./old_names && \
+	  nm -D old_names | grep -q ' gpuar_reap@GPUAR_1.0$$' && \
 	  printf '#include <gpuar/cuda.h>\n#include <gpuar/hip.h>\nint main(void) { return gpuar_cuda_open == 0 || gpuar_hip_open == 0; }\n' >vendor.c && \
 	  PKG_CONFIG_PATH=$$root/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$root \
 	  sh -c 'cc vendor.c $$(pkg-config --cflags --libs gpuar) -o vendor' && \
 	  LD_LIBRARY_PATH=$$root/usr/local/lib ./vendor && \
-	  echo "ok - check-quickstart: README quick start builds against the installed library and runs; so does a program of <gpuar/cuda.h> and <gpuar/hip.h>"
+	  echo "ok - check-quickstart: README's C and CUDA quick starts build against the installed library and run (CUDA: on the test double); so do a program of <gpuar/cuda.h> and <gpuar/hip.h> and one of the 1.0 names"
 else
 # The README's plain `cc` line cannot link a sanitized library.
 check-quickstart:

@@ -5,6 +5,23 @@
 #include <errno.h>
 #include <string.h>
 
+/* GPUAR_PLAN_DEFAULT_TEXT, parsed (test_lib_plan holds the two equal). */
+static const struct gpuar_plan default_plan = {
+	.park = GPUAR_PARK_FLAG,
+	.flags = GPUAR_PLAN_PREDICT,
+	.park_ns = 100000,
+	.backstop_ns = 1000000000,
+	.margin_ns = 100000,
+	.min_sleep_ns = 20000,
+	.max_sleep_ns = 1000000000,
+	.window = 8,
+};
+
+const struct gpuar_plan *gpuar_plan_or_default(const struct gpuar_plan *plan)
+{
+	return plan ? plan : &default_plan;
+}
+
 GPUAR_EXPORT int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 				      struct gpuar_error *diag)
 {
@@ -18,6 +35,10 @@ GPUAR_EXPORT int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 		args[1] = "must not be NULL";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
+	if (!strcmp(text, "default")) {
+		*plan = default_plan;
+		return 0;
+	}
 	if (gpuar_plan_parse(text, plan, &pe) == 0)
 		return 0;
 	args[0] = text;
@@ -29,6 +50,11 @@ GPUAR_EXPORT int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 GPUAR_EXPORT size_t gpuar_plan_to_text(const struct gpuar_plan *plan,
 				       char *buf, size_t size)
 {
+	if (!plan) {
+		if (buf && size)
+			buf[0] = '\0';
+		return 0;
+	}
 	return gpuar_plan_label(plan, buf, size);
 }
 
@@ -89,6 +115,11 @@ GPUAR_EXPORT size_t gpuar_bands_to_text(const struct gpuar_wait_bands *bands,
 {
 	struct gpuar_bands core;
 
+	if (!bands) {
+		if (buf && size)
+			buf[0] = '\0';
+		return 0;
+	}
 	bands_to_core(&core, bands);
 	return gpuar_bands_label(&core, buf, size);
 }
@@ -109,12 +140,13 @@ gpuar_bands_for_rows(const struct gpuar_wait_bands *bands, uint64_t rows)
 
 GPUAR_EXPORT void gpuar_rows_publish(struct gpuar_rows *rows, uint64_t count)
 {
-	__atomic_store_n(&rows->rows, count, __ATOMIC_RELEASE);
+	if (rows)
+		__atomic_store_n(&rows->rows, count, __ATOMIC_RELEASE);
 }
 
 GPUAR_EXPORT uint64_t gpuar_rows_read(const struct gpuar_rows *rows)
 {
-	return __atomic_load_n(&rows->rows, __ATOMIC_ACQUIRE);
+	return rows ? __atomic_load_n(&rows->rows, __ATOMIC_ACQUIRE) : 0;
 }
 
 GPUAR_EXPORT const struct gpuar_plan *

@@ -422,12 +422,12 @@ GPUAR_EXPORT int gpuar_line_free(struct gpuar_port *port,
 
 GPUAR_EXPORT uint64_t *gpuar_line_words(const struct gpuar_line *line)
 {
-	return line->words;
+	return line ? line->words : NULL;
 }
 
 GPUAR_EXPORT uint32_t gpuar_line_id(const struct gpuar_line *line)
 {
-	return line->id;
+	return line ? line->id : 0;	/* ids start at 1 */
 }
 
 GPUAR_EXPORT int gpuar_submit_word_waits(struct gpuar_port *port,

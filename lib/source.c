@@ -44,6 +44,8 @@ GPUAR_EXPORT const struct gpuar_src *
 gpuar_word_source_init(struct gpuar_word_source *ws, const uint64_t *word,
 		       uint64_t target)
 {
+	if (!ws)
+		return NULL;
 	ws->source.ops = &word_ops;
 	ws->source.ctx = ws;
 	ws->word = word;
@@ -106,6 +108,8 @@ static const struct gpuar_src_ops fd_ops = {
 GPUAR_EXPORT const struct gpuar_src *
 gpuar_fd_source_init(struct gpuar_fd_source *fs, int fd)
 {
+	if (!fs)
+		return NULL;
 	fs->source.ops = &fd_ops;
 	fs->source.ctx = fs;
 	fs->fd = fd;

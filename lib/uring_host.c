@@ -45,6 +45,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Binding ports: one at a time, so that a port gets one binding. */
 static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -239,5 +240,10 @@ GPUAR_EXPORT void gpuar_uring_host_free(struct gpuar_uring_host *h)
 GPUAR_EXPORT void gpuar_uring_host_stats(const struct gpuar_uring_host *h,
 					 struct gpuar_uring_host_stats *stats)
 {
-	*stats = h->st;
+	if (stats) {
+		if (h)
+			*stats = h->st;
+		else
+			memset(stats, 0, sizeof(*stats));
+	}
 }

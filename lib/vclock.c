@@ -96,7 +96,7 @@ GPUAR_EXPORT void gpuar_vclock_free(struct gpuar_vclock *vc)
 
 GPUAR_EXPORT const struct gpuar_clock *gpuar_vclock_clock(struct gpuar_vclock *vc)
 {
-	return &vc->clock;
+	return vc ? &vc->clock : NULL;
 }
 
 GPUAR_EXPORT int gpuar_vclock_store_at(struct gpuar_vclock *vc,
@@ -128,15 +128,16 @@ GPUAR_EXPORT int gpuar_vclock_store_at(struct gpuar_vclock *vc,
 
 GPUAR_EXPORT void gpuar_vclock_advance(struct gpuar_vclock *vc, uint64_t ns)
 {
-	advance_to(vc, vc->now + ns);
+	if (vc)
+		advance_to(vc, vc->now + ns);
 }
 
 GPUAR_EXPORT uint64_t gpuar_vclock_now(const struct gpuar_vclock *vc)
 {
-	return vc->now;
+	return vc ? vc->now : 0;
 }
 
 GPUAR_EXPORT uint64_t gpuar_vclock_sleeps(const struct gpuar_vclock *vc)
 {
-	return vc->sleeps;
+	return vc ? vc->sleeps : 0;
 }

@@ -301,8 +301,9 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 	int r;
 
 	gpuar_diag_clear(diag);
-	if (!w || !src || !src->ops || !src->ops->check || !plan || !rec) {
-		const char *args[2] = { "wait", "waiter, source (with check), plan and record are required" };
+	plan = gpuar_plan_or_default(plan);
+	if (!w || !src || !src->ops || !src->ops->check || !rec) {
+		const char *args[2] = { "wait", "waiter, source (with check) and record are required" };
 
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
@@ -346,6 +347,12 @@ GPUAR_EXPORT int gpuar_wait(struct gpuar_waiter *w,
 GPUAR_EXPORT void gpuar_waiter_stats(struct gpuar_waiter *w,
 				     struct gpuar_waiter_stats *stats)
 {
+	if (!stats)
+		return;
+	if (!w) {
+		memset(stats, 0, sizeof(*stats));
+		return;
+	}
 	pthread_mutex_lock(&w->lock);
 	*stats = w->st;
 	pthread_mutex_unlock(&w->lock);
@@ -357,6 +364,8 @@ GPUAR_EXPORT int gpuar_waiter_prediction(struct gpuar_waiter *w,
 	struct gpuar_est_entry *e;
 	u64 p = 0;
 
+	if (!w)
+		return -EINVAL;
 	pthread_mutex_lock(&w->lock);
 	e = gpuar_est_table_find(&w->tab, point);
 	if (e)

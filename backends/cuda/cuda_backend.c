@@ -399,17 +399,17 @@ GPUAR_EXPORT void gpuar_cuda_close(struct gpuar_cuda *cu)
 
 GPUAR_EXPORT int gpuar_cuda_driver_version(const struct gpuar_cuda *cu)
 {
-	return cu->drv.driver_version;
+	return cu ? cu->drv.driver_version : 0;
 }
 
 GPUAR_EXPORT const char *gpuar_cuda_library(const struct gpuar_cuda *cu)
 {
-	return cu->drv.library;
+	return cu ? cu->drv.library : NULL;
 }
 
 GPUAR_EXPORT const char *gpuar_cuda_resolver(const struct gpuar_cuda *cu)
 {
-	return cu->drv.resolver;
+	return cu ? cu->drv.resolver : NULL;
 }
 
 GPUAR_EXPORT int gpuar_cuda_line_alloc(struct gpuar_cuda *cu, struct gpuar_port *port,
@@ -640,4 +640,60 @@ GPUAR_EXPORT int gpuar_cuda_graph_launch(struct gpuar_vendor_line *line, uint32_
 				       diag);
 	return gv_await_store(line, slot, stream, &store, plan, point,
 			      user_data, target, diag);
+}
+
+/* ------------------------------------------------------------- queue */
+
+/* A CUDA queue is a vendor queue over a CUDA handle (vendor_queue.c). */
+static void gcu_queue_handle_close(void *handle)
+{
+	gpuar_cuda_close(handle);
+}
+
+GPUAR_EXPORT int gpuar_cuda_queue_open(struct gpuar_cuda_queue **queue,
+				       int ordinal, struct gpuar_error *diag)
+{
+	struct gpuar_cuda *cu;
+	struct gv_queue *q;
+	int rc;
+
+	gv_diag_clear(diag);
+	if (!queue)
+		return gv_refuse(diag, "queue");
+	rc = gpuar_cuda_open(&cu, ordinal, diag);
+	if (rc)
+		return rc;
+	rc = gv_queue_open(&q, &cu->gv, cu, gcu_queue_handle_close, diag);
+	if (rc)
+		return rc;
+	*queue = (struct gpuar_cuda_queue *)q;
+	return 0;
+}
+
+GPUAR_EXPORT int gpuar_cuda_queue_await(struct gpuar_cuda_queue *queue,
+					struct CUstream_st *stream,
+					uint64_t *user_data,
+					struct gpuar_error *diag)
+{
+	return gv_queue_await(&gcu_ops, queue, stream, user_data, diag);
+}
+
+GPUAR_EXPORT int gpuar_cuda_queue_reap(struct gpuar_cuda_queue *queue,
+				       struct gpuar_vendor_completion *out,
+				       uint32_t max, int64_t timeout_ns,
+				       struct gpuar_error *diag)
+{
+	return gv_queue_reap(&gcu_ops, queue, out, max, timeout_ns, diag);
+}
+
+GPUAR_EXPORT int gpuar_cuda_queue_fd(const struct gpuar_cuda_queue *queue)
+{
+	return gv_queue_fd(&gcu_ops, queue);
+}
+
+GPUAR_EXPORT int gpuar_cuda_queue_close(struct gpuar_cuda_queue *queue,
+					uint64_t timeout_ns,
+					struct gpuar_error *diag)
+{
+	return gv_queue_close(&gcu_ops, queue, timeout_ns, diag);
 }

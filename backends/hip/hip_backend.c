@@ -353,12 +353,12 @@ GPUAR_EXPORT void gpuar_hip_close(struct gpuar_hip *h)
 
 GPUAR_EXPORT const char *gpuar_hip_library(const struct gpuar_hip *h)
 {
-	return h->rt.library;
+	return h ? h->rt.library : NULL;
 }
 
 GPUAR_EXPORT int gpuar_hip_driver_version(const struct gpuar_hip *h)
 {
-	return h->rt.driver_version;
+	return h ? h->rt.driver_version : 0;
 }
 
 GPUAR_EXPORT int gpuar_hip_line_alloc(struct gpuar_hip *h, struct gpuar_port *port,
@@ -458,4 +458,60 @@ GPUAR_EXPORT int gpuar_hip_wait(struct gpuar_waiter *waiter,
 	if (!src || !ghip_line_ours(src->line))
 		return gv_refuse(diag, "source");
 	return gv_wait(waiter, src, plan, point, user_data, rec, diag);
+}
+
+/* ------------------------------------------------------------- queue */
+
+/* A HIP queue is a vendor queue over a HIP handle (vendor_queue.c). */
+static void ghip_queue_handle_close(void *handle)
+{
+	gpuar_hip_close(handle);
+}
+
+GPUAR_EXPORT int gpuar_hip_queue_open(struct gpuar_hip_queue **queue,
+				      int ordinal, struct gpuar_error *diag)
+{
+	struct gpuar_hip *h;
+	struct gv_queue *q;
+	int rc;
+
+	gv_diag_clear(diag);
+	if (!queue)
+		return gv_refuse(diag, "queue");
+	rc = gpuar_hip_open(&h, ordinal, diag);
+	if (rc)
+		return rc;
+	rc = gv_queue_open(&q, &h->gv, h, ghip_queue_handle_close, diag);
+	if (rc)
+		return rc;
+	*queue = (struct gpuar_hip_queue *)q;
+	return 0;
+}
+
+GPUAR_EXPORT int gpuar_hip_queue_await(struct gpuar_hip_queue *queue,
+				       struct ihipStream_t *stream,
+				       uint64_t *user_data,
+				       struct gpuar_error *diag)
+{
+	return gv_queue_await(&ghip_ops, queue, stream, user_data, diag);
+}
+
+GPUAR_EXPORT int gpuar_hip_queue_reap(struct gpuar_hip_queue *queue,
+				      struct gpuar_vendor_completion *out,
+				      uint32_t max, int64_t timeout_ns,
+				      struct gpuar_error *diag)
+{
+	return gv_queue_reap(&ghip_ops, queue, out, max, timeout_ns, diag);
+}
+
+GPUAR_EXPORT int gpuar_hip_queue_fd(const struct gpuar_hip_queue *queue)
+{
+	return gv_queue_fd(&ghip_ops, queue);
+}
+
+GPUAR_EXPORT int gpuar_hip_queue_close(struct gpuar_hip_queue *queue,
+				       uint64_t timeout_ns,
+				       struct gpuar_error *diag)
+{
+	return gv_queue_close(&ghip_ops, queue, timeout_ns, diag);
 }

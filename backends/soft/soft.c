@@ -228,6 +228,8 @@ GPUAR_EXPORT int gpuar_soft_store_after(struct gpuar_soft_producer *p,
 GPUAR_EXPORT void gpuar_soft_fail_at(struct gpuar_soft_producer *p, int error,
 				     uint64_t at_ns)
 {
+	if (!p)
+		return;
 	pthread_mutex_lock(&p->lock);
 	p->fail_error = error;
 	p->fail_at = at_ns;
@@ -238,6 +240,8 @@ GPUAR_EXPORT uint64_t gpuar_soft_stores(struct gpuar_soft_producer *p)
 {
 	u64 n;
 
+	if (!p)
+		return 0;
 	pthread_mutex_lock(&p->lock);
 	n = p->made;
 	pthread_mutex_unlock(&p->lock);
@@ -250,6 +254,8 @@ GPUAR_EXPORT uint64_t gpuar_soft_stored_at(struct gpuar_soft_producer *p,
 	u64 t = 0;
 	u32 i;
 
+	if (!p)
+		return 0;
 	pthread_mutex_lock(&p->lock);
 	/* The newest first: a value stored twice gives its latest time. */
 	for (i = 1; i <= p->hist_len && !t; i++) {
@@ -340,6 +346,8 @@ gpuar_soft_source_init(struct gpuar_soft_source *ss,
 		       struct gpuar_soft_producer *producer,
 		       const uint64_t *word, uint64_t target)
 {
+	if (!ss)
+		return NULL;
 	ss->source.ops = &soft_ops;
 	ss->source.ctx = ss;
 	ss->producer = producer;

@@ -173,6 +173,13 @@ struct gpuar_vendor_line {
 	bool unfenced;			/* a reverse wait without its fence */
 	uint32_t awaits;		/* submitted, not yet reaped (registry lock) */
 	struct gpuar_vendor_line *leaked_next;	/* on the leaked list */
+	/* On the live list (gv_lines_lock) from alloc to free or leak, so a
+	 * closing port finds its lines (gv_lines_port_closed). */
+	struct gpuar_vendor_line *live_next;
+	/* The port closed first: the line kept its page (gpuar_line_keep),
+	 * takes no more stores or waits (-EBADF), and freeing it unmaps the
+	 * page once the device is done with it. */
+	bool port_closed;
 };
 
 static inline unsigned int gv_query(struct gv_backend *b, void *stream)
@@ -274,6 +281,12 @@ uint64_t gv_registry_steps(void);
 uint64_t gv_registry_lookups(void);
 /* Awaits submitted on @line and not yet reaped. */
 uint32_t gv_line_awaits(struct gpuar_vendor_line *line);
+/* Forget @line's awaits: their port closed, so none is ever reaped. */
+void gv_line_awaits_forget(struct gpuar_vendor_line *line);
+/* Install the port close observer (once): vendor_await.c. */
+void gv_observe_ports_once(void);
+/* @port is closing: its live lines keep their pages, port_closed. */
+void gv_lines_port_closed(struct gpuar_port *port);
 /* gpuar_vendor_resolve: 1 with *@out to hand out, 0 when resubmitted. */
 int gv_resolve_record(struct gpuar_port *port, const struct gpuar_record *rec,
 		      struct gpuar_vendor_completion *out,
@@ -297,5 +310,38 @@ int gv_source_init(struct gpuar_vendor_source *src,
 int gv_wait(struct gpuar_waiter *waiter, struct gpuar_vendor_source *src,
 	    const struct gpuar_plan *plan, uint64_t point, uint64_t user_data,
 	    struct gpuar_record *rec, struct gpuar_error *diag);
+
+/*
+ * A vendor queue (gpuar_cuda_queue_*, gpuar_hip_queue_*): a backend
+ * handle, a port of its own and its lines; vendor_queue.c.
+ */
+struct gv_queue {
+	struct gv_backend *b;
+	void *handle;			/* the backend handle, closed last */
+	void (*handle_close)(void *handle);
+	struct gpuar_port *port;
+	pthread_mutex_t lock;		/* lines, counters; held across an await */
+	struct gpuar_vendor_line **lines;
+	uint32_t nlines;
+	uint64_t next_user_data;	/* the last user data handed out */
+	uint64_t outstanding;		/* awaits submitted, not yet reaped */
+};
+
+/* Takes @handle: closed with @handle_close on failure and at close. */
+int gv_queue_open(struct gv_queue **q, struct gv_backend *b, void *handle,
+		  void (*handle_close)(void *handle), struct gpuar_error *diag);
+/*
+ * The public calls, on @queue (a struct gpuar_cuda_queue or
+ * gpuar_hip_queue pointer, which is a struct gv_queue): refused (-EINVAL)
+ * when NULL or not a queue of @ops' backend; close returns 0 for NULL.
+ */
+int gv_queue_await(const struct gv_ops *ops, void *queue, void *stream,
+		   uint64_t *user_data, struct gpuar_error *diag);
+int gv_queue_reap(const struct gv_ops *ops, void *queue,
+		  struct gpuar_vendor_completion *out, uint32_t max,
+		  int64_t timeout_ns, struct gpuar_error *diag);
+int gv_queue_fd(const struct gv_ops *ops, const void *queue);
+int gv_queue_close(const struct gv_ops *ops, void *queue,
+		   uint64_t timeout_ns, struct gpuar_error *diag);
 
 #endif /* GPUAR_BACKENDS_VENDOR_H */

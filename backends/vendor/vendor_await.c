@@ -215,11 +215,18 @@ static void gv_port_closed(struct gpuar_port *port)
 	if (pa)
 		free(pa->buckets);
 	free(pa);
+	/* Its vendor lines outlive it, to be freed safely (vendor_line.c). */
+	gv_lines_port_closed(port);
 }
 
 static void gv_observe_ports(void)
 {
 	gpuar_port_on_close(gv_port_closed);
+}
+
+void gv_observe_ports_once(void)
+{
+	pthread_once(&gv_observe_once, gv_observe_ports);
 }
 
 uint64_t gv_registry_awaits(void)
@@ -315,6 +322,13 @@ static void gv_line_awaits_add(struct gpuar_vendor_line *l, int n)
 	pthread_mutex_unlock(&gv_registry_lock);
 }
 
+void gv_line_awaits_forget(struct gpuar_vendor_line *l)
+{
+	pthread_mutex_lock(&gv_registry_lock);
+	l->awaits = 0;
+	pthread_mutex_unlock(&gv_registry_lock);
+}
+
 uint32_t gv_line_awaits(struct gpuar_vendor_line *l)
 {
 	uint32_t n;
@@ -354,8 +368,9 @@ int gv_await_store(struct gpuar_vendor_line *l, uint32_t slot, void *stream,
 	int rc;
 
 	gv_diag_clear(diag);
-	if (!l || !plan)
-		return -EINVAL;
+	if (!l)
+		return gv_refuse(diag, "line");
+	plan = gpuar_plan_or_default(plan);
 	b = l->b;
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -702,7 +717,7 @@ GPUAR_EXPORT int gpuar_vendor_resolve(struct gpuar_port *port,
 {
 	gv_diag_clear(diag);
 	if (!port || !rec || !out)
-		return -EINVAL;
+		return gv_refuse(diag, !port ? "port" : !rec ? "record" : "out");
 	return gv_resolve_record(port, rec, out, diag);
 }
 

@@ -5,6 +5,7 @@
  * once the device can no longer touch the page.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,8 +25,63 @@
 static pthread_mutex_t gv_leak_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gpuar_vendor_line *gv_leaked;
 
+/*
+ * Lines allocated and neither freed nor leaked yet, so that a port closed
+ * before its lines (gv_lines_port_closed) finds them.
+ */
+static pthread_mutex_t gv_lines_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gpuar_vendor_line *gv_lines;
+
+static void gv_line_list(struct gpuar_vendor_line *l)
+{
+	pthread_mutex_lock(&gv_lines_lock);
+	l->live_next = gv_lines;
+	gv_lines = l;
+	pthread_mutex_unlock(&gv_lines_lock);
+}
+
+static void gv_line_unlist(struct gpuar_vendor_line *l)
+{
+	pthread_mutex_lock(&gv_lines_lock);
+	for (struct gpuar_vendor_line **pp = &gv_lines; *pp; pp = &(*pp)->live_next) {
+		if (*pp == l) {
+			*pp = l->live_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&gv_lines_lock);
+}
+
+/*
+ * @port is closing with vendor lines still on it (the caller skipped
+ * gpuar_cuda_line_free): the device may still store into their pages, so
+ * each keeps its page (gpuar_line_keep: the port neither unmaps nor frees
+ * it) and is marked port_closed. Its awaits went with the port's table.
+ * Freeing the line later waits for the device as ever, then unmaps.
+ */
+void gv_lines_port_closed(struct gpuar_port *port)
+{
+	pthread_mutex_lock(&gv_lines_lock);
+	for (struct gpuar_vendor_line *l = gv_lines; l; l = l->live_next) {
+		if (l->port != port || l->port_closed)
+			continue;
+		gpuar_line_keep(port, l->line);
+		l->port_closed = true;
+		gv_line_awaits_forget(l);
+	}
+	pthread_mutex_unlock(&gv_lines_lock);
+}
+
+/* A kept line's page and struct, once the device is done with it. */
+static void gv_line_unmap_kept(struct gpuar_vendor_line *l)
+{
+	munmap(l->line->words, l->page_bytes);
+	free(l->line);	/* a kept line's struct is its keeper's (port.h) */
+}
+
 static void gv_line_leak(struct gpuar_vendor_line *l)
 {
+	gv_line_unlist(l);
 	l->b->leaked_lines++;
 	pthread_mutex_lock(&gv_leak_lock);
 	l->leaked_next = gv_leaked;
@@ -41,7 +97,8 @@ static void gv_line_leak(struct gpuar_vendor_line *l)
  */
 static void gv_line_keep(struct gpuar_vendor_line *l)
 {
-	gpuar_line_keep(l->port, l->line);
+	if (!l->port_closed)	/* else its closing port kept it already */
+		gpuar_line_keep(l->port, l->line);
 	gv_line_leak(l);
 }
 
@@ -107,6 +164,8 @@ int gv_line_alloc(struct gv_backend *b, struct gpuar_port *port,
 		l->seq[i] = gpuar_word_load(&l->words[i]);
 	for (uint32_t i = 0; i < GV_FENCES; i++)
 		l->fence_seq[i] = gpuar_word_load(gv_fence_word(l, i));
+	gv_observe_ports_once();
+	gv_line_list(l);
 	*out = l;
 	return 0;
 
@@ -267,6 +326,13 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 		return rc;
 	}
 	b->ops->line_release(b);
+	if (l->port_closed) {
+		gv_line_unlist(l);
+		gv_line_unmap_kept(l);
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return 0;
+	}
 	/*
 	 * A reaper spinning or parked on the line's words holds it busy for a
 	 * moment: wait that out (to the same deadline) rather than leak.
@@ -285,6 +351,7 @@ int gv_line_free(struct gpuar_vendor_line *l, uint64_t timeout_ns,
 			       "line unregistered from the device but gpuar_line_free "
 			       "failed (errno %d): port waits on it are pending", -rc);
 	}
+	gv_line_unlist(l);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 	return 0;
@@ -295,6 +362,10 @@ static int gv_check_slot(struct gpuar_vendor_line *l, uint32_t slot,
 {
 	if (!l)
 		return -EINVAL;
+	if (l->port_closed)
+		return gv_fail(l->b, diag, EBADF, GV_NO_VENDOR_STATUS,
+			       "the line's port was closed before it: free the "
+			       "line, it takes no more stores or waits");
 	if (slot >= GPUAR_LINE_SLOTS)
 		return gv_fail(l->b, diag, EINVAL, GV_NO_VENDOR_STATUS,
 			       "slot %u out of range (0..%d)", slot,
@@ -377,17 +448,17 @@ void gv_slot_lost(struct gpuar_vendor_line *l, uint32_t slot, uint64_t target)
 
 GPUAR_EXPORT uint64_t *gpuar_vendor_line_words(const struct gpuar_vendor_line *l)
 {
-	return l->words;
+	return l ? l->words : NULL;
 }
 
 GPUAR_EXPORT uint64_t gpuar_vendor_line_device_address(const struct gpuar_vendor_line *l)
 {
-	return l->devaddr;
+	return l ? l->devaddr : 0;
 }
 
 GPUAR_EXPORT struct gpuar_line *gpuar_vendor_line_gpuar(const struct gpuar_vendor_line *l)
 {
-	return l->line;
+	return l ? l->line : NULL;
 }
 
 GPUAR_EXPORT uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line *l,
@@ -396,7 +467,7 @@ GPUAR_EXPORT uint64_t gpuar_vendor_line_sequence(const struct gpuar_vendor_line 
 	struct gpuar_vendor_line *m = (struct gpuar_vendor_line *)l;
 	uint64_t v;
 
-	if (slot >= GPUAR_LINE_SLOTS)
+	if (!l || slot >= GPUAR_LINE_SLOTS)
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	v = m->seq[slot];

@@ -69,15 +69,16 @@ enum gpuar_exec_kind {
 const char *gpuar_exec_kind_name(enum gpuar_exec_kind kind);
 
 /*
- * Parse a kind name. Errors: -EINVAL with GPUAR_E_INVALID_EXECUTOR.
- * Thread-safe.
+ * Parse a kind name (@kind NULL: only check it). Errors: -EINVAL with
+ * GPUAR_E_INVALID_EXECUTOR. Thread-safe.
  */
 int gpuar_exec_kind_parse(const char *name, enum gpuar_exec_kind *kind,
 			  struct gpuar_error *diag);
 
 /*
  * Resolve @requested once through the fallback chain
- * io-uring -> gpu-reactor -> naive against @caps (NULL: gpuar_caps_probe()).
+ * io-uring -> gpu-reactor -> naive against @caps (NULL: gpuar_caps_probe())
+ * into *@resolved (NULL: only check).
  * io-uring needs caps->io_uring; gpu-reactor needs caps->precise_sleep
  * (its idle sleeps must not be rounded by timer slack); naive always runs.
  * An unavailable kind falls back with GPUAR_W_EXECUTOR_FALLBACK in *@diag

@@ -18,6 +18,16 @@
  * `struct gpuar_error *diag` also fill it (when non-NULL) with a coded error
  * or warning (enum gpuar_code): callers branch on diag->code, never on the
  * message text. diag->code is GPUAR_OK when there is nothing to report.
+ * gpuar(7) says which calls take a diag and why. A NULL object (or text,
+ * or out pointer a call must write) is refused with -EINVAL, never
+ * dereferenced; calls without a status return their neutral value (NULL,
+ * 0, false, or the value named with them) and closes ignore NULL.
+ *
+ * Names say the path: *_blocking blocks the calling thread on one wait
+ * (no port); *port* goes through a completion port, whose fd an event
+ * loop polls. Quick start: gpuar_port_open (NULL options),
+ * gpuar_line_alloc, gpuar_port_await_word (NULL plan: the default),
+ * gpuar_port_reap, gpuar_port_close.
  *
  * Thread-safety is stated per object: a port is safe to use from several
  * threads at once (it has its own lock); waiters are safe for concurrent
@@ -52,6 +62,19 @@
 #include <stdint.h>
 #include <linux/gpuar.h>
 #include <gpuar/codes.h>	/* enum gpuar_code: the coded error numbers */
+
+/*
+ * Renamed functions keep their old names, exported and working, until
+ * 1.0; a program compiled against the old name gets a warning naming the
+ * new one (define GPUAR_DISABLE_DEPRECATION_WARNINGS to silence it).
+ */
+#ifndef GPUAR_DEPRECATED_FOR
+#if defined(__GNUC__) && !defined(GPUAR_DISABLE_DEPRECATION_WARNINGS)
+#define GPUAR_DEPRECATED_FOR(f) __attribute__((deprecated("renamed " #f)))
+#else
+#define GPUAR_DEPRECATED_FOR(f)
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,11 +112,30 @@ uint64_t gpuar_now_ns(void);
 /* ------------------------------------------------------ plans, bands */
 
 /*
- * Parse a wait plan ("block", "poll", "flag:park_us=100,backstop_us=1000",
- * optionally "+predict:margin_us=..,min_sleep_us=..,max_sleep_us=..,window=..").
- * Parse once, keep the binary plan. Errors: -EINVAL with
- * GPUAR_E_INVALID_PLAN naming the text and the first thing wrong.
- * Thread-safe.
+ * The default plan: what a NULL plan means to gpuar_port_await_word,
+ * gpuar_cuda_port_await, gpuar_hip_port_await (and their _event twins),
+ * gpuar_wait_blocking and the vendor queues, and what the text "default"
+ * parses to. It predicts: the first sleep is on the deadline estimator, to
+ * 100 us before the predicted end (a margin that kept spin-like latency
+ * even under emulation), never shorter than a wake-up costs (20 us) nor
+ * longer than the backstop; then a check every 100 us (an event loop's
+ * latency at worst, about 10,000 timer checks a second while late); the
+ * vendor's status is asked every second (the longest backstop a plan may
+ * have, the module's default); the estimator keeps the last 8 waits of a
+ * point.
+ */
+#define GPUAR_PLAN_DEFAULT_TEXT \
+	"flag:park_us=100,backstop_us=1000000+predict:margin_us=100," \
+	"min_sleep_us=20,max_sleep_us=1000000,window=8"
+
+/*
+ * Parse a wait plan ("default", "block", "poll",
+ * "flag:park_us=100,backstop_us=1000", optionally
+ * "+predict:margin_us=..,min_sleep_us=..,max_sleep_us=..,window=..").
+ * "default" is GPUAR_PLAN_DEFAULT_TEXT (gpuar_plan_to_text writes it out
+ * in full). Parse once, keep the binary plan. Errors: -EINVAL with
+ * GPUAR_E_INVALID_PLAN naming the text and the first thing wrong, or
+ * GPUAR_E_INVALID_ARGUMENT for a NULL @text or @plan. Thread-safe.
  */
 int gpuar_plan_from_text(const char *text, struct gpuar_plan *plan,
 			 struct gpuar_error *diag);
@@ -301,6 +343,14 @@ int gpuar_port_open(struct gpuar_port **port,
  * unmapped nor freed, and its page stays mapped, its address range
  * reserved, for the life of the process. The caller must ensure no other
  * thread is using the port. NULL is ignored.
+ *
+ * Teardown order: free what points into the port first (vendor lines,
+ * the io_uring host, a soft producer storing into its lines). A vendor
+ * line still allocated when its port closes keeps its page (the device
+ * may still store there), its awaits are dropped, and it refuses new
+ * stores and waits (-EBADF) until gpuar_cuda_line_free/gpuar_hip_line_free
+ * frees it, unmapping the page once the device is done with it. A soft
+ * producer's stores into a closed port's lines are not guarded.
  */
 void gpuar_port_close(struct gpuar_port *port);
 
@@ -412,6 +462,23 @@ int gpuar_submit_word_waits(struct gpuar_port *port,
 			    uint32_t *error_index);
 
 /*
+ * One word wait, without filling a struct gpuar_word_wait: the wait for
+ * @slot of @line to reach @target (in wrapping order), whose record
+ * carries @user_data, under @plan (NULL: the default plan,
+ * GPUAR_PLAN_DEFAULT_TEXT), at the estimator point of its line and slot
+ * (GPUAR_POINT_OF_SLOT(gpuar_line_id(line), slot): waits on one slot learn
+ * together, apart from any point a caller picks below 2^63). Returns 0, or
+ * the errors of gpuar_submit_word_waits; -EINVAL for a NULL @port or
+ * @line. Thread-safe.
+ */
+#define GPUAR_POINT_OF_SLOT(line_id, slot) \
+	((1ULL << 63) | ((uint64_t)(line_id) << 3) | ((uint64_t)(slot) & 7))
+int gpuar_port_await_word(struct gpuar_port *port,
+			  const struct gpuar_line *line, uint32_t slot,
+			  uint64_t target, uint64_t user_data,
+			  const struct gpuar_plan *plan);
+
+/*
  * Submit @count fence waits (a sync_file fd each; the port takes its own
  * reference, the caller may close its fd afterwards). The record carries
  * the fence's error status and its signal time. All or nothing, as word
@@ -486,8 +553,12 @@ int gpuar_port_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
  * imminent waits (see GPUAR_PORT_IMMINENT) within the timeout, or for one
  * lease with a zero timeout (that watch is what the port opted into).
  */
+int gpuar_port_reap(struct gpuar_port *port, struct gpuar_record *records,
+		    uint32_t max, int64_t timeout_ns);
+/* gpuar_port_reap's 1.0 name, until 1.0. */
 int gpuar_reap(struct gpuar_port *port, struct gpuar_record *records,
-	       uint32_t max, int64_t timeout_ns);
+	       uint32_t max, int64_t timeout_ns)
+	GPUAR_DEPRECATED_FOR(gpuar_port_reap);
 
 /* -------------------------------------------------------- interrupts */
 
@@ -512,16 +583,22 @@ bool gpuar_interrupt_triggered(const struct gpuar_interrupt *intr);
 int gpuar_interrupt_fd(const struct gpuar_interrupt *intr);
 
 /*
- * gpuar_reap() that also returns -EINTR while @intr (NULL: none) is set,
+ * gpuar_port_reap() that also returns -EINTR while @intr (NULL: none) is set,
  * on entry or while it waits (both engines: the wait polls the
  * interrupt's fd beside the port's). A user-engine reaper's hardware
  * park and busy-read spin are short (a check interval, busy_read_us) and
  * the interrupt is seen between them.
  */
+int gpuar_port_reap_interruptible(struct gpuar_port *port,
+				  struct gpuar_record *records, uint32_t max,
+				  int64_t timeout_ns,
+				  const struct gpuar_interrupt *intr);
+/* gpuar_port_reap_interruptible's 1.0 name, until 1.0. */
 int gpuar_reap_interruptible(struct gpuar_port *port,
 			     struct gpuar_record *records, uint32_t max,
 			     int64_t timeout_ns,
-			     const struct gpuar_interrupt *intr);
+			     const struct gpuar_interrupt *intr)
+	GPUAR_DEPRECATED_FOR(gpuar_port_reap_interruptible);
 
 /*
  * Port and per-point statistics (struct gpuar_port_stats and

@@ -31,6 +31,10 @@ extern "C" {
 
 struct gpuar_error;
 
+#ifndef GPUAR_DEPRECATED_FOR	/* <gpuar/gpuar.h>'s, which warns */
+#define GPUAR_DEPRECATED_FOR(f)
+#endif
+
 /* Sized and reserved as struct gpuar_port_options (<gpuar/gpuar.h>). */
 struct gpuar_waiter_options {
 	uint32_t size;				/* 0 or sizeof(struct gpuar_waiter_options) */
@@ -69,7 +73,10 @@ int gpuar_waiter_new(struct gpuar_waiter **waiter,
 void gpuar_waiter_free(struct gpuar_waiter *waiter);
 
 /*
- * Wait for @src under @plan at estimator point @point; on success fill
+ * Block the calling thread until @src is done (the blocking path: no port,
+ * no fd; for an event loop, submit to a port and gpuar_port_reap), under
+ * @plan (NULL: the default plan, GPUAR_PLAN_DEFAULT_TEXT in
+ * <gpuar/gpuar.h>) at estimator point @point; on success fill
  * *@rec (source WORD, or FENCE when the source has an fd and no word;
  * outcome IMMEDIATE, LATE or EXACT; a block plan gives EXACT with
  * checks 0) and return 0.
@@ -83,10 +90,17 @@ void gpuar_waiter_free(struct gpuar_waiter *waiter);
  * Thread-safe: several threads may wait through one waiter at once (the
  * estimator table has a lock; waits at one point then share it).
  */
+int gpuar_wait_blocking(struct gpuar_waiter *waiter,
+			const struct gpuar_src *src,
+			const struct gpuar_plan *plan, uint64_t point,
+			uint64_t user_data, struct gpuar_record *rec,
+			struct gpuar_error *diag);
+/* gpuar_wait_blocking's 1.0 name, until 1.0. */
 int gpuar_wait(struct gpuar_waiter *waiter, const struct gpuar_src *src,
 	       const struct gpuar_plan *plan, uint64_t point,
 	       uint64_t user_data, struct gpuar_record *rec,
-	       struct gpuar_error *diag);
+	       struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_wait_blocking);
 
 struct gpuar_interrupt;	/* <gpuar/gpuar.h> */
 
@@ -106,7 +120,8 @@ void gpuar_waiter_stats(struct gpuar_waiter *waiter,
 			struct gpuar_waiter_stats *stats);
 
 /*
- * The point's prediction in *@ns (0 if none); -ENOENT for an unknown point.
+ * The point's prediction in *@ns (0 if none; @ns NULL: only whether the
+ * point is known); -ENOENT for an unknown point, -EINVAL for a NULL waiter.
  * Thread-safe.
  */
 int gpuar_waiter_prediction(struct gpuar_waiter *waiter, uint64_t point,

@@ -101,6 +101,16 @@ struct vt {
 	 * caller_off undoes it. */
 	void (*caller_on)(int device);
 	void (*caller_off)(int device);
+	/* The queue (gpuar_cuda_queue_*, gpuar_hip_queue_*). */
+	int (*queue_open)(void **q, int ordinal, struct gpuar_error *diag);
+	int (*queue_await)(void *q, void *s, uint64_t *ud,
+			   struct gpuar_error *diag);
+	int (*queue_reap)(void *q, struct gpuar_vendor_completion *out,
+			  uint32_t max, int64_t timeout_ns,
+			  struct gpuar_error *diag);
+	int (*queue_fd)(const void *q);
+	int (*queue_close)(void *q, uint64_t timeout_ns,
+			   struct gpuar_error *diag);
 };
 
 /*
@@ -138,15 +148,15 @@ struct vt {
 				    uint64_t point, uint64_t ud, uint64_t *t,  \
 				    struct gpuar_error *d)                     \
 	{                                                                      \
-		return gpuar_##pfx##_await(l, slot, (stream_t *)s, p, point,   \
-					   ud, t, d);                          \
+		return gpuar_##pfx##_port_await(l, slot, (stream_t *)s, p,     \
+						point, ud, t, d);              \
 	}                                                                      \
 	static int vt_##pfx##_reap(void *b, struct gpuar_port *p,              \
 				   struct gpuar_vendor_completion *out,        \
 				   uint32_t max, int64_t timeout,              \
 				   struct gpuar_error *d)                      \
 	{                                                                      \
-		return gpuar_##pfx##_reap(b, p, out, max, timeout, d);         \
+		return gpuar_##pfx##_port_reap(b, p, out, max, timeout, d);    \
 	}                                                                      \
 	static int vt_##pfx##_wait_word(struct gpuar_vendor_line *l,           \
 					uint32_t slot, void *s,                \
@@ -170,8 +180,35 @@ struct vt {
 					  uint64_t point, uint64_t ud,         \
 					  uint64_t *t, struct gpuar_error *d)  \
 	{                                                                      \
-		return gpuar_##pfx##_await_event(l, slot, (event_t *)e, p,     \
-						 point, ud, t, d);             \
+		return gpuar_##pfx##_port_await_event(l, slot, (event_t *)e, p,\
+						      point, ud, t, d);        \
+	}                                                                      \
+	static int vt_##pfx##_queue_open(void **q, int ordinal,                \
+					 struct gpuar_error *d)                \
+	{                                                                      \
+		return gpuar_##pfx##_queue_open(                               \
+			(struct gpuar_##pfx##_queue **)q, ordinal, d);         \
+	}                                                                      \
+	static int vt_##pfx##_queue_await(void *q, void *s, uint64_t *ud,      \
+					  struct gpuar_error *d)               \
+	{                                                                      \
+		return gpuar_##pfx##_queue_await(q, (stream_t *)s, ud, d);     \
+	}                                                                      \
+	static int vt_##pfx##_queue_reap(void *q,                              \
+					 struct gpuar_vendor_completion *out,  \
+					 uint32_t max, int64_t timeout,        \
+					 struct gpuar_error *d)                \
+	{                                                                      \
+		return gpuar_##pfx##_queue_reap(q, out, max, timeout, d);      \
+	}                                                                      \
+	static int vt_##pfx##_queue_fd(const void *q)                          \
+	{                                                                      \
+		return gpuar_##pfx##_queue_fd(q);                              \
+	}                                                                      \
+	static int vt_##pfx##_queue_close(void *q, uint64_t timeout,           \
+					  struct gpuar_error *d)               \
+	{                                                                      \
+		return gpuar_##pfx##_queue_close(q, timeout, d);               \
 	}
 
 #define VT_BACKEND_FIELDS(pfx)                                                 \
@@ -180,8 +217,13 @@ struct vt {
 	.line_free = gpuar_##pfx##_line_free, .record = vt_##pfx##_record,     \
 	.await = vt_##pfx##_await, .reap = vt_##pfx##_reap,                    \
 	.wait_word = vt_##pfx##_wait_word,                                     \
-	.source_init = vt_##pfx##_source_init, .wait = gpuar_##pfx##_wait,     \
-	.await_event = vt_##pfx##_await_event
+	.source_init = vt_##pfx##_source_init,                                 \
+	.wait = gpuar_##pfx##_wait_blocking,                                   \
+	.await_event = vt_##pfx##_await_event,                                 \
+	.queue_open = vt_##pfx##_queue_open,                                   \
+	.queue_await = vt_##pfx##_queue_await,                                 \
+	.queue_reap = vt_##pfx##_queue_reap, .queue_fd = vt_##pfx##_queue_fd,  \
+	.queue_close = vt_##pfx##_queue_close
 
 static const struct vt *V;	/* set by the test file's main */
 /* Running against the vendor's real library, not the double. */
@@ -1052,7 +1094,7 @@ START_TEST(two_devices_on_one_port_reaped_through_either)
 END_TEST
 
 /*
- * A caller that reads records itself (gpuar_reap here; read() or an
+ * A caller that reads records itself (gpuar_port_reap here; read() or an
  * io_uring read alike) hands each to gpuar_vendor_resolve: the backstop
  * timeouts of late work are resubmitted, and the completion comes out
  * once, resolved.
@@ -1069,7 +1111,7 @@ START_TEST(raw_records_resolved_by_the_caller)
 	ck_assert_int_eq(V->await(vline, 1, s, &plan, 2, 42, NULL, &vdiag), 0);
 	while (!got) {
 		struct gpuar_record rec;
-		int n = gpuar_reap(vport, &rec, 1, REAP_TIMEOUT_NS);
+		int n = gpuar_port_reap(vport, &rec, 1, REAP_TIMEOUT_NS);
 
 		ck_assert_int_eq(n, 1);
 		got = gpuar_vendor_resolve(vport, &rec, &c, &vdiag);
@@ -1225,13 +1267,48 @@ START_TEST(closed_ports_awaits_never_match_a_new_port)
 	w.plan = plan;
 	ck_assert_int_eq(gpuar_submit_word_waits(b, &w, 1, NULL), 1);
 	__atomic_store_n(&gpuar_line_words(line)[0], 1, __ATOMIC_RELEASE);
-	ck_assert_int_eq(gpuar_reap(b, &rec, 1, REAP_TIMEOUT_NS), 1);
+	ck_assert_int_eq(gpuar_port_reap(b, &rec, 1, REAP_TIMEOUT_NS), 1);
 	ck_assert_int_eq(gpuar_vendor_resolve(b, &rec, &c, &vdiag), 1);
 	ck_assert_uint_eq(c.record.user_data, 7);
 	ck_assert_int_eq(c.record.status, 0);
 	ck_assert_int_eq(c.vendor_status, 0);
 	ck_assert_int_eq(gpuar_line_free(b, line), 0);
 	gpuar_port_close(b);
+	V->stream_free(s);
+}
+END_TEST
+
+/*
+ * The port closed before its line, with an await unreaped and the store
+ * still to land: the line keeps its page (the device stores into it, not
+ * into memory mapped later), refuses new stores and waits with -EBADF,
+ * and is freed as ever once the device is done with it.
+ */
+START_TEST(port_closed_before_its_line)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *p;
+	struct gpuar_error d;
+	void *s = V->stream_new(0);
+	uint64_t target = 0, *words;
+
+	vt_open_port(&p);
+	ck_assert_msg(V->line_alloc(vb, p, &l, &d) == 0, "%s", d.message);
+	words = gpuar_vendor_line_words(l);
+	V->work(s, 50 * MS);
+	ck_assert_int_eq(V->await(l, 2, s, &plan, 1, 5, &target, &d), 0);
+	gpuar_port_close(p);
+	vt_assert_pages(2);	/* the fixture's line and this one */
+	ck_assert_int_eq(V->record(l, 2, s, NULL, &d), -EBADF);
+	ck_assert_uint_eq(d.code, GPUAR_E_BACKEND);
+	ck_assert_int_eq(V->await(l, 3, s, &plan, 1, 6, NULL, &d), -EBADF);
+	/* the store lands in the kept page */
+	vt_wait_reached(l, 2, target);
+	ck_assert_uint_eq(__atomic_load_n(&words[2], __ATOMIC_ACQUIRE), target);
+	ck_assert_msg(V->line_free(l, 5000 * MS, &d) == 0, "%s", d.message);
+	vt_assert_pages(1);
+	ck_assert_uint_eq(V->unsafe_unregisters(), 0);
 	V->stream_free(s);
 }
 END_TEST
@@ -1439,6 +1516,8 @@ START_TEST(per_thread_handle_refused_without_stream_ids)
 END_TEST
 
 /* Cases that need nothing but the double's open path. */
+#include "vendor_queue_cases.h"
+
 static void vt_add_open_cases(Suite *suite)
 {
 	TCase *tc = tcase_create("open");
@@ -1501,11 +1580,13 @@ static void vt_add_cases(Suite *suite)
 	tcase_add_test(tc, reap_returns_up_to_max_in_one_call);
 	tcase_add_test(tc, burst_of_awaits_finds_each_in_a_few_steps);
 	tcase_add_test(tc, closed_ports_awaits_never_match_a_new_port);
+	tcase_add_test(tc, port_closed_before_its_line);
 	tcase_add_test(tc, await_event_completes_when_the_event_does);
 	tcase_add_test(tc, await_event_outlives_the_destroyed_event);
 	tcase_add_test(tc, await_event_of_a_failed_stream_is_an_error_record);
 	tcase_add_test(tc, unrelated_event_awaits_complete_independently);
 	suite_add_tcase(suite, tc);
+	vt_add_queue_cases(suite);
 }
 
 #endif /* GPUAR_VENDOR_CASES_H */

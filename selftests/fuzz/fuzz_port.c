@@ -145,7 +145,7 @@ static void op_reap(struct harness *h, struct script *s)
 	struct gpuar_record r[4];
 	uint32_t max = 1 + next8(s) % 4;
 	int64_t timeout = (int64_t)(next8(s) % 4) * (REAP_TIMEOUT_MAX_NS / 3);
-	int n = gpuar_reap(h->port, r, max, timeout);
+	int n = gpuar_port_reap(h->port, r, max, timeout);
 
 	if (n > 0) {
 		FUZZ_CHECK((uint32_t)n <= max);
@@ -268,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Every accepted wait ends: cancel what is left, and drain. */
 	for (uint8_t ud = 0; ud < USER_DATAS; ud++)
 		gpuar_cancel(h.port, ud);
-	while ((n = gpuar_reap(h.port, r, MAX_WAITS, 0)) > 0)
+	while ((n = gpuar_port_reap(h.port, r, MAX_WAITS, 0)) > 0)
 		take(&h, r, n);
 	FUZZ_CHECK(n == -EAGAIN);
 	FUZZ_CHECK(h.total == 0);

@@ -164,7 +164,7 @@ static inline struct gpuar_record reap1(struct gpuar_port *p, int64_t timeout)
 {
 	struct gpuar_record rec;
 
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, timeout), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, timeout), 1);
 	ck_assert_uint_eq(rec.version, GPUAR_RECORD_VERSION_1);
 	return rec;
 }

@@ -286,7 +286,7 @@ static struct gpuar_record expect(struct gpuar_port *p, uint64_t ud,
 {
 	struct gpuar_record rec;
 
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 2000 * MS), 1);
 	ck_assert_msg(rec.user_data == ud && rec.outcome == outcome &&
 		      rec.status == status,
 		      "record %llu %s (status %d), expected %llu %s (status %d)",
@@ -369,7 +369,7 @@ START_TEST(every_outcome_in_order)
 	ck_assert_uint_gt(rec.slept_ns, 0);
 	rec = expect(p, 6, GPUAR_OUTCOME_EXACT, 0);
 	ck_assert_uint_eq(rec.value, 1);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 
 	/* The point learned from both of its waits, as each ended. */
 	ck_assert_int_eq(gpuar_point_stats(p, &ps), 0);
@@ -443,9 +443,9 @@ START_TEST(reaps_block_time_out_and_poll_alike)
 
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	ck_assert_int_eq(gpuar_line_alloc(p, &l), 0);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 	t0 = gpuar_now_ns();
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 5 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 5 * MS), -ETIME);
 	ck_assert_uint_ge(gpuar_now_ns() - t0, 5 * MS);
 	w = word_wait(l, 0, 1, 1, FLAG);
 	submit1(p, &w);

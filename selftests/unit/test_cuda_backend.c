@@ -441,7 +441,7 @@ START_TEST(global_capture_survives_the_backends_queries)
 		cu_work(s, 30 * MS);
 		ck_assert_uint_eq(SYM(fn_begin_capture_mode, "cuStreamBeginCapture_v2")(
 					  c, CU_CAPTURE_MODE_GLOBAL), 0);
-		ck_assert_msg(gpuar_cuda_await(vline, 0, s, &plan, 1, 80 + i, NULL,
+		ck_assert_msg(gpuar_cuda_port_await(vline, 0, s, &plan, 1, 80 + i, NULL,
 					       &vdiag) == 0, "%s", vdiag.message);
 		out = vt_reap_one(vb);
 		ck_assert_uint_eq(out.record.user_data, 80 + i);
@@ -480,9 +480,9 @@ START_TEST(capture_errors_mean_not_now)
 	cu_work(s, 30 * MS);
 	ck_assert_uint_eq(SYM(fn_begin_capture_mode, "cuStreamBeginCapture_v2")(
 				  c, CU_CAPTURE_MODE_GLOBAL), 0);
-	ck_assert_msg(gpuar_cuda_await(l, 0, s, &plan, 1, 90, NULL, &d) == 0, "%s",
+	ck_assert_msg(gpuar_cuda_port_await(l, 0, s, &plan, 1, 90, NULL, &d) == 0, "%s",
 		      d.message);
-	ck_assert_int_eq(gpuar_cuda_reap(cu, port, &out, 1, REAP_TIMEOUT_NS, &d), 1);
+	ck_assert_int_eq(gpuar_cuda_port_reap(cu, port, &out, 1, REAP_TIMEOUT_NS, &d), 1);
 	ck_assert_uint_eq(out.record.user_data, 90);
 	ck_assert_int_eq(out.record.status, 0);
 	ck_assert_int_eq(out.vendor_status, 0);
@@ -507,7 +507,7 @@ static void *cu_reap_in_thread(void *p)
 	struct cu_reaper *r = p;
 	struct gpuar_error d;
 
-	r->n = gpuar_cuda_reap(vb, vport, &r->c, 1, REAP_TIMEOUT_NS, &d);
+	r->n = gpuar_cuda_port_reap(vb, vport, &r->c, 1, REAP_TIMEOUT_NS, &d);
 	return NULL;
 }
 
@@ -523,7 +523,7 @@ static void *cu_await_in_thread(void *p)
 	struct gpuar_plan plan = vt_plan("poll");
 	struct gpuar_error d;
 
-	a->rc = gpuar_cuda_await(vline, 1, a->s, &plan, 1, 101, NULL, &d);
+	a->rc = gpuar_cuda_port_await(vline, 1, a->s, &plan, 1, 101, NULL, &d);
 	__atomic_store_n(&a->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -547,7 +547,7 @@ START_TEST(slow_driver_query_does_not_block_other_awaits)
 	 * runs out and it asks the stream however slow the machine (a timed
 	 * piece of work could finish before a slow reaper's slice did). */
 	ck_assert_int_eq(gpuar_cuda_stream_wait_word(vline, 7, s, 1, &vdiag), 0);
-	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 1, 100, NULL, &vdiag), 0);
+	ck_assert_int_eq(gpuar_cuda_port_await(vline, 0, s, &plan, 1, 100, NULL, &vdiag), 0);
 	SYM(fn_v_i, "gpuar_fake_cuda_hold_queries")(1);
 	ck_assert_int_eq(pthread_create(&reaper, NULL, cu_reap_in_thread, &r), 0);
 	for (i = 0; i < 5000 && !SYM(fn_i_v, "gpuar_fake_cuda_held_queries")(); i++)
@@ -614,7 +614,7 @@ START_TEST(graph_replays_complete_their_own_waits)
 	}
 	while (reaped < REPLAYS) {
 		struct gpuar_vendor_completion out[32];
-		int got = gpuar_cuda_reap(vb, vport, out, 32, REAP_TIMEOUT_NS, &vdiag);
+		int got = gpuar_cuda_port_reap(vb, vport, out, 32, REAP_TIMEOUT_NS, &vdiag);
 
 		ck_assert_msg(got > 0, "reap: %d %s", got, vdiag.message);
 		for (int k = 0; k < got; k++) {
@@ -778,7 +778,7 @@ START_TEST(sticky_error_names_the_first_failure)
 
 	cu_work(s, 10 * MS);
 	cu_fault(s);
-	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 1, 1, NULL, &vdiag), 0);
+	ck_assert_int_eq(gpuar_cuda_port_await(vline, 0, s, &plan, 1, 1, NULL, &vdiag), 0);
 	c = vt_reap_one(vb);
 	ck_assert_int_eq(c.vendor_status, CU_LAUNCH_FAILED);
 	/* another stream of the same context: refused with the first error */
@@ -807,14 +807,14 @@ START_TEST(awaited_stream_destroyed_before_its_store_lands)
 	uint64_t before, target;
 
 	ck_assert_int_eq(gpuar_cuda_stream_wait_word(vline, 6, s, 1, &vdiag), 0);
-	ck_assert_int_eq(gpuar_cuda_await(vline, 0, s, &plan, 4, 95, &target,
+	ck_assert_int_eq(gpuar_cuda_port_await(vline, 0, s, &plan, 4, 95, &target,
 					  &vdiag), 0);
 	cu_stream_free(s);
 	ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
 	before = st.submitted;
 	/* backstops resolved after the destroy: each asked the dead handle */
 	for (int i = 0; i < 500 && st.submitted < before + 2; i++) {
-		ck_assert_int_eq(gpuar_cuda_reap(vb, vport, &c, 1, 20 * (int64_t)MS,
+		ck_assert_int_eq(gpuar_cuda_port_reap(vb, vport, &c, 1, 20 * (int64_t)MS,
 						 &vdiag), -ETIME);
 		ck_assert_int_eq(gpuar_port_stats(vport, &st), 0);
 	}

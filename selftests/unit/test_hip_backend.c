@@ -340,7 +340,7 @@ START_TEST(global_capture_survives_the_backends_queries)
 
 		hip_work(s, 30 * MS);
 		hip_capture(c, 1);
-		ck_assert_msg(gpuar_hip_await(vline, 0, s, &plan, 1, 80 + i, NULL,
+		ck_assert_msg(gpuar_hip_port_await(vline, 0, s, &plan, 1, 80 + i, NULL,
 					      &vdiag) == 0, "%s", vdiag.message);
 		out = vt_reap_one(vb);
 		ck_assert_uint_eq(out.record.user_data, 80 + i);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The user engine's busy-read: a reaper blocked in gpuar_reap() spins on
+ * The user engine's busy-read: a reaper blocked in gpuar_port_reap() spins on
  * the word of a flag wait whose predicted sleep is over, within the call's
  * spin budget (the busy_read_us port option), and otherwise sleeps.
  * User-engine behaviour (the module's busy-read has its own tests in
@@ -211,7 +211,7 @@ START_TEST(two_pending_waits_are_both_spun_on)
 				round, WORK_NS + (uint64_t)k * 10 * MS), 0);
 		}
 		for (got = 0; got < 2;) {
-			int r = gpuar_reap(f.port, rec + got, 2 - (uint32_t)got,
+			int r = gpuar_port_reap(f.port, rec + got, 2 - (uint32_t)got,
 					   2000 * MS);
 
 			ck_assert_int_gt(r, 0);

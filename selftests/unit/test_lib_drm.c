@@ -182,7 +182,7 @@ static void reap_fence(struct gpuar_port *p, uint64_t ud)
 {
 	struct gpuar_record rec;
 
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, ud);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_FENCE);
 	ck_assert_int_eq(rec.status, 0);
@@ -201,7 +201,7 @@ START_TEST(vgem_fence_wait_completes_when_signalled)
 	ck_assert_int_eq(gpuar_sync_file_info(f.sync_fd, &signalled, NULL, NULL), 0);
 	ck_assert_int_eq(signalled, 0);
 	submit_fence(p, f.sync_fd, 41);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 20 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 20 * MS), -ETIME);
 	ck_assert_int_eq(vgem_fence_signal(drm, &f), 0);
 	reap_fence(p, 41);
 	ck_assert_int_eq(gpuar_sync_file_info(f.sync_fd, &signalled, NULL, NULL), 0);
@@ -228,7 +228,7 @@ START_TEST(vgem_signalled_fence_is_immediate_and_pending_one_cancels)
 	reap_fence(p, 1);
 	submit_fence(p, b.sync_fd, 2);
 	ck_assert_int_eq(gpuar_cancel(p, 2), 1);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, 2);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_CANCELLED);
 	ck_assert_int_eq(rec.status, -ECANCELED);
@@ -302,7 +302,7 @@ START_TEST(syncobj_point_materialises_then_waits_in_the_port)
 	ck_assert_int_eq(gpuar_drm_point_wait_available(drm, tl, point, 0), 0);
 	ck_assert_int_eq(gpuar_drm_point_export(drm, tl, point, &sf), 0);
 	submit_fence(p, sf, 3);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 20 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 20 * MS), -ETIME);
 	ck_assert_int_eq(vgem_fence_signal(vg, &f), 0);
 	reap_fence(p, 3);
 	close(sf);

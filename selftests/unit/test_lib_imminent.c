@@ -186,14 +186,14 @@ START_TEST(an_event_loop_gets_the_store_through_the_claim)
 
 		before = stats(f.port);
 		trained_port_submit(&f, WORK_NS);
-		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), -EAGAIN);
+		ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 0), -EAGAIN);
 		while (n == 0) {
 			ck_assert(fd_readable(f.port, 2000));
 			n = gpuar_port_process(f.port);
 			ck_assert_int_ge(n, 0);
 		}
 		ck_assert_int_eq(n, 1);
-		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+		ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 0), 1);
 		after = stats(f.port);
 		ck_assert_uint_eq(rec.user_data, f.seq);
 		ck_assert_uint_eq(rec.value, f.seq);
@@ -250,12 +250,12 @@ START_TEST(a_claim_names_the_wait_and_leases_it_once)
 	ck_assert_uint_le(e[0].lease_end_ns, gpuar_now_ns() + 2 * MS + 2 * WORK_NS);
 	/* Claimed once: not offered again, during the lease or after. */
 	ck_assert_int_eq(gpuar_port_claim(f.port, e, 4, 0, NULL), 0);
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 10 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 10 * MS), -ETIME);
 	ck_assert_int_eq(gpuar_port_claim(f.port, e, 4, 0, NULL), 0);
 	/* Past the lease the timer's park checks find the store. */
 	gpuar_soft_store_at(f.prod, f.word, f.seq, gpuar_now_ns());
 	rec.user_data = 0;
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, f.seq);
 	ck_assert_uint_eq(rec.value, f.seq);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
@@ -294,11 +294,11 @@ START_TEST(the_imminent_counters_count_as_the_module_does)
 	 * store: a store within the lease would end the wait instead.
 	 */
 	while (gpuar_now_ns() <= e[0].lease_end_ns)
-		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 5 * MS), -ETIME);
+		ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 5 * MS), -ETIME);
 	ck_assert_int_eq(gpuar_port_process(f.port), 0);
 	ck_assert_int_eq(gpuar_port_claim(f.port, e, 4, 0, NULL), 0);
 	gpuar_soft_store_at(f.prod, f.word, f.seq, gpuar_now_ns());
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, f.seq);
 	after = stats(f.port);
 	ck_assert_uint_eq(after.imminent, before.imminent + 1);
@@ -310,7 +310,7 @@ START_TEST(the_imminent_counters_count_as_the_module_does)
 	before = after;
 	__atomic_store_n(f.word, f.seq + 1, __ATOMIC_RELEASE);
 	trained_port_submit(&f, 0);
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+	ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 0), 1);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_IMMEDIATE);
 	after = stats(f.port);
 	ck_assert_uint_eq(after.imminent, before.imminent);
@@ -337,7 +337,7 @@ START_TEST(a_claimed_word_that_moved_is_checked_at_once)
 	ck_assert_int_eq(n, 1);
 	before = stats(f.port);
 	__atomic_store_n(f.word, f.seq, __ATOMIC_RELEASE);
-	ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+	ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 0), 1);
 	after = stats(f.port);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(after.busy_read_checks, before.busy_read_checks + 1);
@@ -375,19 +375,19 @@ static void reap_then_quiet(bool imminent)
 			ck_assert(fd_readable(f.port, 2000));
 		ck_assert_int_eq(n, 1);
 		__atomic_store_n(f.word, f.seq, __ATOMIC_RELEASE);
-		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), 1);
+		ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 0), 1);
 	} else {
 		trained_port_submit(&f, WORK_NS);
 		while (n != 1) {
 			ck_assert(fd_readable(f.port, 2000));
-			n = gpuar_reap(f.port, &rec, 1, 0);
+			n = gpuar_port_reap(f.port, &rec, 1, 0);
 			ck_assert(n == 1 || n == -EAGAIN);
 		}
 	}
 	ck_assert_uint_eq(rec.user_data, f.seq);
 	/* A claim's lease ends about 50 ms after it: wait past that. */
 	while (fd_readable(f.port, 300)) {
-		ck_assert_int_eq(gpuar_reap(f.port, &rec, 1, 0), -EAGAIN);
+		ck_assert_int_eq(gpuar_port_reap(f.port, &rec, 1, 0), -EAGAIN);
 		ck_assert_int_lt(++spurious, 3);
 	}
 	trained_port_submit(&f, WORK_NS);

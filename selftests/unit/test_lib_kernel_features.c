@@ -144,7 +144,7 @@ static void reap_queued(struct gpuar_port *p, uint64_t user_data,
 
 	ck_assert_int_eq(write(fake.port_wr, &rec, sizeof(rec)), sizeof(rec));
 	memset(&rec, 0, sizeof(rec));
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, timeout_ns), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, timeout_ns), 1);
 	ck_assert_uint_eq(rec.user_data, user_data);
 }
 
@@ -159,7 +159,7 @@ START_TEST(without_imminent_the_port_opens_without_it)
 	ck_assert(!gpuar_port_imminent(p));
 	ck_assert_uint_eq(fake.create_flags & GPUAR_PORT_IMMINENT, 0);
 	ck_assert_int_eq(gpuar_port_claim(p, e, 1, 0, &err), -EOPNOTSUPP);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 	ck_assert_uint_eq(fake.claims, 0);
 	reap_queued(p, 3, 0);
 	close_fake(p);
@@ -194,7 +194,7 @@ START_TEST(with_imminent_the_flag_reaches_the_module)
 	ck_assert(gpuar_port_imminent(p));
 	ck_assert_uint_ne(fake.create_flags & GPUAR_PORT_IMMINENT, 0);
 	/* Nothing queued, nothing imminent: one claim, no wait. */
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 	ck_assert_uint_eq(fake.claims, 1);
 	/* A queued record is read without a claim. */
 	reap_queued(p, 4, 0);
@@ -262,14 +262,14 @@ START_TEST(finite_reaps_use_wait_ready_where_the_module_has_it)
 	struct gpuar_error err;
 	struct gpuar_port *p = open_fake(GPUAR_FEATURE_WAIT_READY, 0, &err, 0);
 
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 5 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 5 * MS), -ETIME);
 	ck_assert_uint_ge(fake.wait_readies, 1);
 	reap_queued(p, 5, 1000 * MS);
 	close_fake(p);
 
 	/* A module without it: poll, as before. */
 	p = open_fake(0, 0, &err, 0);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 5 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 5 * MS), -ETIME);
 	reap_queued(p, 6, 1000 * MS);
 	ck_assert_uint_eq(fake.wait_readies, 0);
 	close_fake(p);
@@ -300,7 +300,7 @@ START_TEST(an_infinite_reap_blocks_in_read)
 	pthread_t t;
 
 	ck_assert_int_eq(pthread_create(&t, NULL, queue_later, NULL), 0);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, -1), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, -1), 1);
 	ck_assert_uint_eq(rec.user_data, 8);
 	ck_assert_uint_ge(gpuar_now_ns() - t0, 19 * MS);
 	ck_assert_uint_eq(fake.wait_readies, 0);

@@ -79,7 +79,7 @@ static int loop_turn(const struct loop *l, struct gpuar_port *port,
 	n = gpuar_port_process(port);
 	ck_assert_int_ge(n, 0);
 	if (n > 0)
-		ck_assert_int_eq(gpuar_reap(port, rec, 1, 0), 1);
+		ck_assert_int_eq(gpuar_port_reap(port, rec, 1, 0), 1);
 	return n;
 }
 

@@ -46,6 +46,39 @@ START_TEST(plan_fields_in_ns)
 }
 END_TEST
 
+START_TEST(default_plan_is_its_text)
+{
+	struct gpuar_plan named, spelled;
+	struct gpuar_error err;
+	char buf[256];
+
+	ck_assert_int_eq(gpuar_plan_from_text("default", &named, &err), 0);
+	ck_assert_uint_eq(err.code, GPUAR_OK);
+	ck_assert_int_eq(gpuar_plan_from_text(GPUAR_PLAN_DEFAULT_TEXT, &spelled,
+					      NULL), 0);
+	ck_assert_mem_eq(&named, &spelled, sizeof(named));
+	/* it predicts, with the values gpuar.h gives */
+	ck_assert_uint_eq(named.park, GPUAR_PARK_FLAG);
+	ck_assert_uint_eq(named.flags, GPUAR_PLAN_PREDICT);
+	ck_assert_uint_eq(named.park_ns, 100000);
+	ck_assert_uint_eq(named.backstop_ns, 1000000000);
+	ck_assert_uint_eq(named.margin_ns, 100000);
+	ck_assert_uint_eq(named.min_sleep_ns, 20000);
+	ck_assert_uint_eq(named.max_sleep_ns, 1000000000);
+	ck_assert_uint_eq(named.window, 8);
+	/* written out in full */
+	ck_assert_uint_eq(gpuar_plan_to_text(&named, buf, sizeof(buf)),
+			  strlen(GPUAR_PLAN_DEFAULT_TEXT));
+	ck_assert_str_eq(buf, GPUAR_PLAN_DEFAULT_TEXT);
+	/* only the whole text names it */
+	ck_assert_int_eq(gpuar_plan_from_text("default+predict:margin_us=1,"
+					      "min_sleep_us=1,max_sleep_us=1,window=1",
+					      &named, &err), -EINVAL);
+	ck_assert_uint_eq(err.code, GPUAR_E_INVALID_PLAN);
+	ck_assert_int_eq(gpuar_plan_from_text("Default", &named, NULL), -EINVAL);
+}
+END_TEST
+
 START_TEST(plan_refusal_is_coded)
 {
 	struct gpuar_error err;
@@ -147,6 +180,7 @@ int main(void)
 
 	tcase_add_test(tc, plan_round_trips);
 	tcase_add_test(tc, plan_fields_in_ns);
+	tcase_add_test(tc, default_plan_is_its_text);
 	tcase_add_test(tc, plan_refusal_is_coded);
 	tcase_add_test(tc, bands_select_by_rows);
 	tcase_add_test(tc, bands_refusal_is_coded);

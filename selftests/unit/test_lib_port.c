@@ -252,7 +252,7 @@ START_TEST(forked_child_is_refused_and_parent_unharmed)
 		unsigned char vec;
 		int bad = 0;
 
-		bad |= gpuar_reap(p, &rec, 1, 0) != -EPERM;
+		bad |= gpuar_port_reap(p, &rec, 1, 0) != -EPERM;
 		bad |= (gpuar_cancel(p, 9) != -EPERM) << 1;
 		bad |= (gpuar_submit_word_waits(p, &w, 1, NULL) != -EPERM) << 2;
 		bad |= (gpuar_line_alloc(p, &l2) != -EPERM) << 3;
@@ -511,7 +511,7 @@ START_TEST(reap_with_the_largest_timeout_waits_for_the_record)
 	w.plan.backstop_ns = 1000 * MS;
 	submit1(p, &w);
 	ck_assert_int_eq(gpuar_soft_store_after(prod, &gpuar_line_words(l)[2], 9, 20 * MS), 0);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, INT64_MAX), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, INT64_MAX), 1);
 	ck_assert_uint_eq(rec.user_data, 43);
 	ck_assert_uint_eq(rec.value, 9);
 	gpuar_soft_producer_free(prod);
@@ -674,12 +674,12 @@ START_TEST(records_come_in_completion_order)
 	w[1] = word_wait(l, 1, 1, 200, "poll");
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 2, NULL), 2);
 	__atomic_store_n(&gpuar_line_words(l)[1], 1, __ATOMIC_RELEASE);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, 200);
 	/* The first is still pending: nothing more to read. */
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 	__atomic_store_n(&gpuar_line_words(l)[0], 1, __ATOMIC_RELEASE);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, 100);
 	gpuar_port_close(p);
 }
@@ -720,7 +720,7 @@ START_TEST(bad_word_waits_are_refused_whole)
 	}
 	ck_assert_int_eq(gpuar_port_stats(p, &st), 0);
 	ck_assert_uint_eq(st.submitted, 0);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 	ck_assert_int_eq(gpuar_submit_word_waits(p, NULL, 1, &idx), -EFAULT);
 	gpuar_port_close(p);
 }
@@ -742,7 +742,7 @@ START_TEST(batch_submits_all)
 	}
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 3, &idx), 3);
 	while (n < 3) {
-		int r = gpuar_reap(p, rec + n, (uint32_t)(3 - n), 1000 * MS);
+		int r = gpuar_port_reap(p, rec + n, (uint32_t)(3 - n), 1000 * MS);
 
 		ck_assert_int_gt(r, 0);
 		n += r;
@@ -772,7 +772,7 @@ START_TEST(wait_limit_gives_enospc)
 	ck_assert_uint_eq(idx, 2);
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 1, &idx), 1);
 	/* Reading a record frees its slot. */
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), 1);
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 1, &idx), 1);
 	gpuar_port_close(p);
 }
@@ -835,7 +835,7 @@ START_TEST(timed_reap_returns_at_its_deadline)
 	w = word_wait(l, 0, 1, 1, _i ? "flag:park_us=10,backstop_us=0" : "poll");
 	submit1(p, &w);
 	t0 = gpuar_now_ns();
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 200 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 200 * MS), -ETIME);
 	took = gpuar_now_ns() - t0;
 	ck_assert_uint_ge(took, 200 * MS);
 	/*
@@ -894,7 +894,7 @@ START_TEST(late_reap_is_no_wakeup_sample)
 	for (int i = 0; i < 20; i++) {
 		usleep(2000);	/* the 50 us check is long overdue */
 		if (i % 2)
-			ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
+			ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
 		else
 			ck_assert_int_eq(gpuar_port_process(p), 0);
 	}
@@ -929,12 +929,12 @@ START_TEST(interrupt_ends_a_blocked_reap)
 	ck_assert_int_ge(gpuar_interrupt_fd(intr), 0);
 	t0 = gpuar_now_ns();
 	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
-	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
+	ck_assert_int_eq(gpuar_port_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
 	ck_assert_uint_lt(gpuar_now_ns() - t0, 500 * MS);
 	pthread_join(th, NULL);
-	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
+	ck_assert_int_eq(gpuar_port_reap_interruptible(p, &rec, 1, -1, intr), -EINTR);
 	gpuar_interrupt_reset(intr);
-	ck_assert_int_eq(gpuar_reap_interruptible(p, &rec, 1, 0, intr), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap_interruptible(p, &rec, 1, 0, intr), -EAGAIN);
 	gpuar_interrupt_free(intr);
 	gpuar_port_close(p);
 }
@@ -960,7 +960,7 @@ START_TEST(blocked_reap_stays_within_its_spin_budget)
 	w = word_wait(l, 0, 1, 1, "flag:park_us=10000,backstop_us=1000000");
 	submit1(p, &w);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 100 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 100 * MS), -ETIME);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	cpu = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL +
 	      (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
@@ -1040,7 +1040,7 @@ START_TEST(cancel_pending_and_lost_races)
 	w[2] = word_wait(l, 2, 1, 6, "poll");
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 3, NULL), 3);
 	ck_assert_int_eq(gpuar_cancel(p, 5), 2);
-	ck_assert_int_eq(gpuar_reap(p, rec, 3, 1000 * MS), 2);
+	ck_assert_int_eq(gpuar_port_reap(p, rec, 3, 1000 * MS), 2);
 	ck_assert_uint_eq(rec[0].outcome, GPUAR_OUTCOME_CANCELLED);
 	ck_assert_int_eq(rec[0].status, -ECANCELED);
 	ck_assert_uint_eq(rec[1].outcome, GPUAR_OUTCOME_CANCELLED);
@@ -1069,10 +1069,10 @@ START_TEST(reap_errors)
 	struct gpuar_record rec;
 	uint64_t t0 = gpuar_now_ns();
 
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), -EAGAIN);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 0, 0), -EINVAL);
-	ck_assert_int_eq(gpuar_reap(p, NULL, 1, 0), -EINVAL);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 10 * MS), -ETIME);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), -EAGAIN);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 0, 0), -EINVAL);
+	ck_assert_int_eq(gpuar_port_reap(p, NULL, 1, 0), -EINVAL);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 10 * MS), -ETIME);
 	ck_assert_uint_ge(gpuar_now_ns() - t0, 10 * MS);
 	gpuar_port_close(p);
 }
@@ -1090,9 +1090,9 @@ START_TEST(reap_takes_at_most_max)
 	w[0] = word_wait(l, 0, 1, 1, "poll");
 	w[1] = word_wait(l, 0, 1, 2, "poll");
 	ck_assert_int_eq(gpuar_submit_word_waits(p, w, 2, NULL), 2);
-	ck_assert_int_eq(gpuar_reap(p, rec, 1, 1000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, rec, 1, 1000 * MS), 1);
 	ck_assert_uint_eq(rec[0].user_data, 1);
-	ck_assert_int_eq(gpuar_reap(p, rec, 2, 1000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, rec, 2, 1000 * MS), 1);
 	ck_assert_uint_eq(rec[0].user_data, 2);
 	gpuar_port_close(p);
 }
@@ -1122,7 +1122,7 @@ START_TEST(port_fd_drives_an_epoll_loop)
 		wakes++;
 		/* Readiness may be spurious: a check that found it pending. */
 		if (gpuar_port_process(p) > 0)
-			n = gpuar_reap(p, &rec, 1, 0);
+			n = gpuar_port_reap(p, &rec, 1, 0);
 	}
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
@@ -1156,12 +1156,12 @@ START_TEST(watcher_port_fd_is_exact)
 	gpuar_soft_store_after(prod, &gpuar_line_words(l)[0], 1, 20 * MS);
 	/* Every wake-up has a record behind it. */
 	ck_assert_int_eq(epoll_wait(ep, &ev, 1, 2000), 1);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 0), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 0), 1);
 	ck_assert_uint_eq(rec.user_data, 1);
 	ck_assert_int_eq(epoll_wait(ep, &ev, 1, 30), 0);
 	/* A blocking reap is served by the watcher too. */
 	gpuar_soft_store_after(prod, &gpuar_line_words(l)[1], 1, 10 * MS);
-	ck_assert_int_eq(gpuar_reap(p, &rec, 1, 2000 * MS), 1);
+	ck_assert_int_eq(gpuar_port_reap(p, &rec, 1, 2000 * MS), 1);
 	ck_assert_uint_eq(rec.user_data, 2);
 	close(ep);
 	gpuar_soft_producer_free(prod);

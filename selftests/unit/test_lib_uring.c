@@ -487,7 +487,7 @@ END_TEST
 
 /*
  * A port with imminent readiness through the host: the wait's store is
- * seen by the claim (the user engine: through gpuar_reap; the module's
+ * seen by the claim (the user engine: through gpuar_port_reap; the module's
  * port: the EPOLLPRI poll beside the read), not the timer's park checks.
  * A module without the feature runs the port without it, as before.
  */

@@ -61,7 +61,7 @@ static struct gpuar_record vwait(struct vfix *f, const char *plan,
 
 	ck_assert_int_eq(gpuar_vclock_store_at(f->vc, gpuar_vclock_now(f->vc) + after,
 					       &f->word, target), 0);
-	ck_assert_int_eq(gpuar_wait(f->w, gpuar_word_source_init(&f->ws, &f->word, target),
+	ck_assert_int_eq(gpuar_wait_blocking(f->w, gpuar_word_source_init(&f->ws, &f->word, target),
 				    &p, 1, target, &rec, &err), 0);
 	ck_assert_uint_eq(err.code, GPUAR_OK);
 	return rec;
@@ -214,7 +214,7 @@ START_TEST(flag_arms_once_and_queries_status_every_backstop)
 	vfix_init(&f, 0);
 	probe_init(&p, &f.word, 1);
 	gpuar_vclock_store_at(f.vc, 3500 * US, &f.word, 1);
-	ck_assert_int_eq(gpuar_wait(f.w, &p.src, &plan, 2, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, &p.src, &plan, 2, 0, &rec, NULL), 0);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(rec.complete_ns, 3500 * US);
 	ck_assert_int_eq(p.arms, 1);
@@ -234,7 +234,7 @@ START_TEST(flag_backstop_zero_queries_status_at_the_default)
 	vfix_init(&f, 0);
 	probe_init(&p, &f.word, 1);
 	gpuar_vclock_store_at(f.vc, 2500 * MS, &f.word, 1);
-	ck_assert_int_eq(gpuar_wait(f.w, &p.src, &plan, 2, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, &p.src, &plan, 2, 0, &rec, NULL), 0);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(rec.complete_ns, 2500 * MS);
 	ck_assert_int_eq(p.statuses, 2);	/* at 1 and 2 s */
@@ -254,7 +254,7 @@ START_TEST(status_error_ends_the_wait)
 	vfix_init(&f, 0);
 	probe_init(&p, &f.word, 1);
 	p.status_error = -EIO;	/* the device faulted: never stores */
-	ck_assert_int_eq(gpuar_wait(f.w, &p.src, &plan, 2, 0, &rec, &err), -EIO);
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, &p.src, &plan, 2, 0, &rec, &err), -EIO);
 	ck_assert_uint_eq(err.code, GPUAR_E_BACKEND);
 	ck_assert_int_eq(rec.status, -EIO);
 	ck_assert_uint_eq(rec.outcome, 0);
@@ -276,7 +276,7 @@ START_TEST(check_error_ends_the_wait)
 	vfix_init(&f, 0);
 	probe_init(&p, &f.word, 1);
 	p.check_error = -ENODEV;
-	ck_assert_int_eq(gpuar_wait(f.w, &p.src, &plan, 2, 0, &rec, &err), -ENODEV);
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, &p.src, &plan, 2, 0, &rec, &err), -ENODEV);
 	ck_assert_uint_eq(err.code, GPUAR_E_BACKEND);
 	ck_assert_int_eq(rec.status, -ENODEV);
 	vfix_fini(&f);
@@ -292,13 +292,13 @@ START_TEST(bad_plans_and_arguments_are_refused)
 
 	vfix_init(&f, 0);
 	/* block needs the source's blocking wait, which a bare word lacks */
-	ck_assert_int_eq(gpuar_wait(f.w, gpuar_word_source_init(&f.ws, &f.word, 1),
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, gpuar_word_source_init(&f.ws, &f.word, 1),
 				    &plan, 1, 0, &rec, &err), -EOPNOTSUPP);
 	plan = plan_of("poll");
 	plan.window = 4;
-	ck_assert_int_eq(gpuar_wait(f.w, &f.ws.source, &plan, 1, 0, &rec, &err), -EINVAL);
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, &f.ws.source, &plan, 1, 0, &rec, &err), -EINVAL);
 	ck_assert_uint_eq(err.code, GPUAR_E_INVALID_PLAN);
-	ck_assert_int_eq(gpuar_wait(f.w, NULL, &plan, 1, 0, &rec, &err), -EINVAL);
+	ck_assert_int_eq(gpuar_wait_blocking(f.w, NULL, &plan, 1, 0, &rec, &err), -EINVAL);
 	ck_assert_uint_eq(err.code, GPUAR_E_INVALID_ARGUMENT);
 	vfix_fini(&f);
 }
@@ -328,7 +328,7 @@ START_TEST(interrupt_ends_a_wait)
 	gpuar_waiter_set_interrupt(w, intr);
 	t0 = gpuar_now_ns();
 	pthread_create(&th, NULL, unit_interrupt_in_30ms, intr);
-	ck_assert_int_eq(gpuar_wait(w, gpuar_word_source_init(&src, &word, 1),
+	ck_assert_int_eq(gpuar_wait_blocking(w, gpuar_word_source_init(&src, &word, 1),
 				    &plan, 1, 1, &rec, &err), -EINTR);
 	ck_assert_uint_lt(gpuar_now_ns() - t0, 1000000000ULL);
 	ck_assert_int_eq(err.sys_errno, EINTR);
@@ -352,7 +352,7 @@ static void *held_wait_run(void *arg)
 	struct gpuar_word_source src;
 	struct gpuar_record rec;
 
-	h->ret = gpuar_wait(h->w, gpuar_word_source_init(&src, &h->word, 1),
+	h->ret = gpuar_wait_blocking(h->w, gpuar_word_source_init(&src, &h->word, 1),
 			    &plan, 2, 0, &rec, NULL);
 	return NULL;
 }
@@ -375,8 +375,8 @@ START_TEST(idle_point_gives_way_held_one_is_enospc)
 
 	ck_assert_int_eq(gpuar_waiter_new(&h.w, &o, NULL), 0);
 	gpuar_word_source_init(&ws, &word, 1);
-	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 1, 0, &rec, NULL), 0);
-	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 2, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_wait_blocking(h.w, &ws.source, &plan, 1, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_wait_blocking(h.w, &ws.source, &plan, 2, 0, &rec, NULL), 0);
 	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 1, NULL), -ENOENT);
 	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 2, NULL), 0);
 
@@ -386,13 +386,13 @@ START_TEST(idle_point_gives_way_held_one_is_enospc)
 		usleep(1000);
 		gpuar_waiter_stats(h.w, &st);
 	} while (st.waits < 3);
-	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 3, 0, &rec, NULL), -ENOSPC);
+	ck_assert_int_eq(gpuar_wait_blocking(h.w, &ws.source, &plan, 3, 0, &rec, NULL), -ENOSPC);
 	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 2, NULL), 0);
 	__atomic_store_n(&h.word, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
 	ck_assert_int_eq(h.ret, 0);
 	/* Its wait over, point 2 is idle and gives way. */
-	ck_assert_int_eq(gpuar_wait(h.w, &ws.source, &plan, 3, 0, &rec, NULL), 0);
+	ck_assert_int_eq(gpuar_wait_blocking(h.w, &ws.source, &plan, 3, 0, &rec, NULL), 0);
 	ck_assert_int_eq(gpuar_waiter_prediction(h.w, 2, NULL), -ENOENT);
 	gpuar_waiter_free(h.w);
 }
@@ -411,7 +411,7 @@ START_TEST(soft_block_waits_for_the_store)
 	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	gpuar_soft_store_after(prod, &word, 3, 20 * MS);
-	ck_assert_int_eq(gpuar_wait(w, gpuar_soft_source_init(&ss, prod, &word, 3),
+	ck_assert_int_eq(gpuar_wait_blocking(w, gpuar_soft_source_init(&ss, prod, &word, 3),
 				    &plan, 1, 5, &rec, NULL), 0);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_eq(rec.checks, 0);
@@ -436,7 +436,7 @@ START_TEST(soft_flag_wait_is_exact_in_real_time)
 	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	gpuar_soft_store_after(prod, &word, 1, 20 * MS);
-	ck_assert_int_eq(gpuar_wait(w, gpuar_soft_source_init(&ss, prod, &word, 1),
+	ck_assert_int_eq(gpuar_wait_blocking(w, gpuar_soft_source_init(&ss, prod, &word, 1),
 				    &plan, 1, 0, &rec, NULL), 0);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_uint_ge(rec.complete_ns, gpuar_soft_stored_at(prod, &word, 1));
@@ -458,11 +458,11 @@ START_TEST(soft_fault_ends_a_real_wait)
 	ck_assert_int_eq(gpuar_waiter_new(&w, NULL, NULL), 0);
 	ck_assert_int_eq(gpuar_soft_producer_new(&prod), 0);
 	gpuar_soft_fail_at(prod, -EIO, gpuar_now_ns() + 10 * MS);
-	ck_assert_int_eq(gpuar_wait(w, gpuar_soft_source_init(&ss, prod, &word, 1),
+	ck_assert_int_eq(gpuar_wait_blocking(w, gpuar_soft_source_init(&ss, prod, &word, 1),
 				    &plan, 1, 0, &rec, &err), -EIO);
 	ck_assert_uint_eq(err.code, GPUAR_E_BACKEND);
 	plan = plan_of("block");
-	ck_assert_int_eq(gpuar_wait(w, &ss.source, &plan, 1, 0, &rec, &err), -EIO);
+	ck_assert_int_eq(gpuar_wait_blocking(w, &ss.source, &plan, 1, 0, &rec, &err), -EIO);
 	gpuar_soft_producer_free(prod);
 	gpuar_waiter_free(w);
 }

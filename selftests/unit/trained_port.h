@@ -67,7 +67,7 @@ static inline struct gpuar_record trained_port_reap(struct trained_port *f)
 {
 	struct gpuar_record rec;
 
-	ck_assert_int_eq(gpuar_reap(f->port, &rec, 1, 2000000000LL), 1);
+	ck_assert_int_eq(gpuar_port_reap(f->port, &rec, 1, 2000000000LL), 1);
 	return rec;
 }
 

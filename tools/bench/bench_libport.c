@@ -157,7 +157,7 @@ int bench_libport_wait_loop(struct bench_libport *lp, struct bench_ctx *ctx,
 static int reap_blocking(void *arg, struct bench_libport *lp, unsigned int room)
 {
 	(void)arg;
-	return gpuar_reap(lp->port, lp->rec, room, -1);
+	return gpuar_port_reap(lp->port, lp->rec, room, -1);
 }
 
 int bench_libport_reap_wait(void *state, struct bench_ctx *ctx,
@@ -167,7 +167,7 @@ int bench_libport_reap_wait(void *state, struct bench_ctx *ctx,
 }
 
 /*
- * The loop's one call, on any readiness: gpuar_reap(0) runs the user
+ * The loop's one call, on any readiness: gpuar_port_reap(0) runs the user
  * engine, reads the queued records, and on EPOLLPRI (or the user
  * engine's early wake) claims and watches the imminent waits, then
  * reads theirs.
@@ -180,7 +180,7 @@ static int reap_on_readiness(void *arg, struct bench_libport *lp,
 	(void)arg;
 	if (epoll_wait(lp->ep, &ev, 1, -1) < 0)
 		return -errno;
-	return gpuar_reap(lp->port, lp->rec, room, 0);
+	return gpuar_port_reap(lp->port, lp->rec, room, 0);
 }
 
 int bench_libport_epoll_wait(void *state, struct bench_ctx *ctx,

@@ -50,7 +50,7 @@ unsigned int bench_libport_records(struct bench_libport *lp,
 				   uint64_t seen_ns, struct bench_done *done,
 				   unsigned int max);
 
-/* An event loop: epoll_wait, then gpuar_reap(0). @state: a bench_libport. */
+/* An event loop: epoll_wait, then gpuar_port_reap(0). @state: a bench_libport. */
 int bench_libport_epoll_wait(void *state, struct bench_ctx *ctx,
 			     struct bench_done *done, unsigned int max);
 
@@ -68,7 +68,7 @@ int bench_libport_wait_loop(struct bench_libport *lp, struct bench_ctx *ctx,
 			    struct bench_done *done, unsigned int max,
 			    bench_libport_reap_fn reap, void *arg);
 
-/* A waiter blocked in gpuar_reap() (no timeout). */
+/* A waiter blocked in gpuar_port_reap() (no timeout). */
 int bench_libport_reap_wait(void *state, struct bench_ctx *ctx,
 			    struct bench_done *done, unsigned int max);
 

@@ -205,7 +205,7 @@ static int scale_run(const struct bench_scale_config *cfg, enum gpuar_engine eng
 		}
 		if (now >= t_end)
 			break;
-		got = gpuar_reap(p, recs, REAP_BATCH, 100000000);
+		got = gpuar_port_reap(p, recs, REAP_BATCH, 100000000);
 		if (got == -ETIME || got == -EINTR)
 			continue;
 		if (got < 0) {

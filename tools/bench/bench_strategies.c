@@ -29,7 +29,7 @@ const char *const bench_strategy_help[] = {
 	"              eventfd from the driver's thread; the waiter polls it",
 	"cuda-hostfunc-v2  cuLaunchHostFunc_v2 (CUDA 13.2): not declared, its",
 	"              signature is not documented in what this build had",
-	"lib-reap      libgpuar's kernel port, a plain blocking gpuar_reap()",
+	"lib-reap      libgpuar's kernel port, a plain blocking gpuar_port_reap()",
 	"user-imminent libgpuar's user port with GPUAR_PORT_IMMINENT in epoll",
 	"kport-epoll-imminent  the module's port with GPUAR_PORT_IMMINENT in",
 	"              epoll (EPOLLPRI): libgpuar claims and watches the word",

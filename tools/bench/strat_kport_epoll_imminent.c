@@ -3,7 +3,7 @@
  * kport-epoll-imminent: the module's port with imminent readiness
  * (GPUAR_PORT_IMMINENT) through libgpuar, in an epoll set for POLLIN and
  * POLLPRI as an event loop holds it. At a predicted wait's early wake the
- * port raises EPOLLPRI; the loop's gpuar_reap(0) claims the wait and
+ * port raises EPOLLPRI; the loop's gpuar_port_reap(0) claims the wait and
  * watches its word in the loop's own thread until the store, then reads
  * the record. Skipped where the module lacks GPUAR_FEATURE_IMMINENT.
  */

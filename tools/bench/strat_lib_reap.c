@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * lib-reap: libgpuar's kernel engine port, the waiter blocked in a plain
- * gpuar_reap() (no timeout): the library's blocking read, which the
+ * gpuar_port_reap() (no timeout): the library's blocking read, which the
  * module busy-reads. What a program that just calls the library gets,
  * beside kport-read, the same wait without the library.
  */

@@ -3,7 +3,7 @@
  * user-imminent: libgpuar's user engine port with imminent readiness
  * (GPUAR_PORT_IMMINENT), in an epoll set as an event loop holds it: the
  * port's fd turns readable at a predicted wait's early wake, and the
- * loop's gpuar_reap(0) claims the wait and watches its word until the
+ * loop's gpuar_port_reap(0) claims the wait and watches its word until the
  * store. The same event loop as kport-epoll-imminent, without a module.
  */
 #include "bench_libport.h"

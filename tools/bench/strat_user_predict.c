@@ -3,7 +3,7 @@
  * user-predict: libgpuar's user engine port (no module) under the stated
  * plan: the shared core's estimator predicts each job's completion, the
  * engine sleeps until the margin before it, then checks the word every
- * park_us. The waiter blocks in gpuar_reap(), which runs the engine.
+ * park_us. The waiter blocks in gpuar_port_reap(), which runs the engine.
  * The device stores into the port's own lines (gpuar_line_alloc).
  */
 #include "bench_libport.h"

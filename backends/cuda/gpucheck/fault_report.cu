@@ -6,7 +6,7 @@
  * word behind it is never stored. The 20 ms let the await be submitted
  * before the fault, as it is when real work fails late; the await ends at
  * the plan's backstop, where
- * gpuar_cuda_reap asks the stream and turns its error into an error
+ * gpuar_cuda_port_reap asks the stream and turns its error into an error
  * record. Printed: the record (status, CUresult, its name), how long after
  * the launch it came against the backstop, what a later record on another
  * stream of the context says (CUDA errors are sticky), and what freeing
@@ -93,9 +93,9 @@ int main(int argc, char **argv)
 	run_then_store_through<<<1, 1, 0, s>>>((uint64_t *)UNMAPPED_ADDRESS,
 					       RUN_BEFORE_FAULT_NS);
 	CHECK_CUDA(cudaGetLastError());	/* the launch itself is fine */
-	if (gpuar_cuda_await(line, 0, s, &plan, 1, 1, nullptr, &d))
-		gpucheck_die("gpuar_cuda_await", &d);
-	n = gpuar_cuda_reap(cu, port, &comp, 1, -1, &d);
+	if (gpuar_cuda_port_await(line, 0, s, &plan, 1, 1, nullptr, &d))
+		gpucheck_die("gpuar_cuda_port_await", &d);
+	n = gpuar_cuda_port_reap(cu, port, &comp, 1, -1, &d);
 	t1 = gpuar_now_ns();
 	seen = cudaStreamQuery(s);
 	std::printf("engine %s, plan %s\n",

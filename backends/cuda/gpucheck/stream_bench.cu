@@ -86,10 +86,10 @@ static uint64_t one_wait(struct ctx *c, const struct strategy *s,
 	case AWAIT: {
 		struct gpuar_vendor_completion comp;
 
-		if (gpuar_cuda_await(c->line, 0, c->stream, plan, point, ++c->seq,
+		if (gpuar_cuda_port_await(c->line, 0, c->stream, plan, point, ++c->seq,
 				     &target, &d))
 			gpucheck_die("await", &d);
-		if (gpuar_cuda_reap(c->cu, c->port, &comp, 1, -1, &d) != 1 ||
+		if (gpuar_cuda_port_reap(c->cu, c->port, &comp, 1, -1, &d) != 1 ||
 		    comp.record.status)
 			gpucheck_die("reap", &d);
 		break;
@@ -100,7 +100,7 @@ static uint64_t one_wait(struct ctx *c, const struct strategy *s,
 
 		if (gpuar_cuda_source_init(&src, c->line, 1, c->stream, &d))
 			gpucheck_die("source", &d);
-		if (gpuar_cuda_wait(c->waiter, &src, plan, point, ++c->seq, &rec, &d))
+		if (gpuar_cuda_wait_blocking(c->waiter, &src, plan, point, ++c->seq, &rec, &d))
 			gpucheck_die("wait", &d);
 		break;
 	}

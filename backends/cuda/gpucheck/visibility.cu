@@ -14,7 +14,7 @@
  * results cross the bus as the word does), and "copy", device memory
  * copied into pinned memory by cudaMemcpyAsync before the store. The host
  * sees the word by spinning on it (the earliest read there can be) on even
- * rounds, through the port (gpuar_cuda_await, gpuar_cuda_reap) on odd ones.
+ * rounds, through the port (gpuar_cuda_port_await, gpuar_cuda_port_reap) on odd ones.
  *
  *   cuda-visibility [--engine user|kernel] [--rounds N]
  * Exit 0 every element right in every round, 1 a stale element (the first
@@ -71,10 +71,10 @@ static void see_word(struct gpuar_cuda *cu, struct gpuar_port *port,
 		}
 		return;
 	}
-	if (gpuar_cuda_await(line, 0, s, plan, 1, round, &target, &d))
-		gpucheck_die("gpuar_cuda_await", &d);
-	if (gpuar_cuda_reap(cu, port, &comp, 1, -1, &d) != 1)
-		gpucheck_die("gpuar_cuda_reap", &d);
+	if (gpuar_cuda_port_await(line, 0, s, plan, 1, round, &target, &d))
+		gpucheck_die("gpuar_cuda_port_await", &d);
+	if (gpuar_cuda_port_reap(cu, port, &comp, 1, -1, &d) != 1)
+		gpucheck_die("gpuar_cuda_port_reap", &d);
 	if (comp.record.status) {
 		std::fprintf(stderr, "round %u: the await ended with status %d "
 			     "(%s)\n", round, comp.record.status,

@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			pthread_create(&t, NULL, gate_release, &g);
-			if (gpuar_hip_await(line, WORK_SLOT, stream, &plan, p,
+			if (gpuar_hip_port_await(line, WORK_SLOT, stream, &plan, p,
 					    (uint64_t)r, NULL, &d)) {
 				fprintf(stderr, "hip_probe: %s: %s\n", plans[p],
 					d.message);
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 				pthread_join(t, NULL);
 				continue;
 			}
-			n = gpuar_hip_reap(hip, port, &c, 1, 10000000000LL, &d);
+			n = gpuar_hip_port_reap(hip, port, &c, 1, 10000000000LL, &d);
 			pthread_join(t, NULL);
 			if (n != 1 || c.record.status) {
 				fprintf(stderr, "hip_probe: %s: reap %d status %d %s\n",

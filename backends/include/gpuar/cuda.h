@@ -122,7 +122,10 @@ int gpuar_cuda_open(struct gpuar_cuda **cuda, int ordinal,
 
 /*
  * Release the primary context and the library. Lines must be freed first
- * (a leaked line keeps its own context reference). NULL is ignored.
+ * (a leaked line keeps its own context reference); a line still in use
+ * after its handle closed is not detected. NULL is ignored. Teardown
+ * order: reap a line's awaits, free the line, close the port, close the
+ * handle (gpuar_cuda_queue_close does it all for a queue).
  */
 void gpuar_cuda_close(struct gpuar_cuda *cuda);
 
@@ -161,6 +164,12 @@ int gpuar_cuda_line_alloc(struct gpuar_cuda *cuda, struct gpuar_port *port,
  */
 int gpuar_cuda_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 			 struct gpuar_error *diag);
+/*
+ * A line whose port was closed first (against the order above) kept its
+ * page: records, awaits and reverse waits on it fail with -EBADF, its
+ * awaits were dropped with the port, and gpuar_cuda_line_free frees it
+ * as above, unmapping the page itself. NULL: 0.
+ */
 
 /*
  * Enqueue, behind the work on @stream, the store of @slot's next
@@ -179,16 +188,26 @@ int gpuar_cuda_record(struct gpuar_vendor_line *line, uint32_t slot,
 		      struct gpuar_error *diag);
 
 /*
- * Record, then submit the word wait to the line's port under @plan with
- * @point and @user_data, in one call (either engine). A "block" plan
+ * The event-loop path: record, then submit the word wait to the line's
+ * port under @plan (NULL: the default plan, GPUAR_PLAN_DEFAULT_TEXT) with
+ * @point and @user_data, in one call (either engine); the record comes
+ * out of the port (its fd polls readable), reaped with
+ * gpuar_cuda_port_reap. A "block" plan
  * synchronizes the stream (cuStreamSynchronize) first, then submits a poll
  * wait that completes at its first check, so every await yields exactly one
- * record. Reap with gpuar_cuda_reap. *@target (if non-NULL): the number.
+ * record. *@target (if non-NULL): the number.
  */
+int gpuar_cuda_port_await(struct gpuar_vendor_line *line, uint32_t slot,
+			  struct CUstream_st *stream,
+			  const struct gpuar_plan *plan, uint64_t point,
+			  uint64_t user_data, uint64_t *target,
+			  struct gpuar_error *diag);
+/* gpuar_cuda_port_await's 1.0 name, until 1.0. */
 int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
 		     struct CUstream_st *stream, const struct gpuar_plan *plan,
 		     uint64_t point, uint64_t user_data, uint64_t *target,
-		     struct gpuar_error *diag);
+		     struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_cuda_port_await);
 
 /*
  * @user_data must be unique among the port's pending waits: a record is
@@ -197,20 +216,25 @@ int gpuar_cuda_await(struct gpuar_vendor_line *line, uint32_t slot,
  */
 
 /*
- * gpuar_reap on @port, resolving backstop timeouts of the awaits on it
+ * gpuar_port_reap on @port, resolving backstop timeouts of the awaits on it
  * (this handle's and any other CUDA or HIP handle's: one registry per
  * port, see gpuar_vendor_resolve) by asking the stream: pending or
  * finished work is resubmitted (keeping the original start), a failed
  * stream becomes an error record (record.status -EIO, vendor_status the
  * CUresult, vendor_name its name; *@diag says what the error poisons).
- * Records of other waits pass through unchanged. Waits as gpuar_reap
+ * Records of other waits pass through unchanged. Waits as gpuar_port_reap
  * for the first record, then takes every record already queued, up to
  * @max (any number: not capped at one batch). Returns the number of
- * completions, or -EAGAIN, -ETIME, -EINTR as gpuar_reap.
+ * completions, or -EAGAIN, -ETIME, -EINTR as gpuar_port_reap.
  */
+int gpuar_cuda_port_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
+			 struct gpuar_vendor_completion *out, uint32_t max,
+			 int64_t timeout_ns, struct gpuar_error *diag);
+/* gpuar_cuda_port_reap's 1.0 name, until 1.0. */
 int gpuar_cuda_reap(struct gpuar_cuda *cuda, struct gpuar_port *port,
 		    struct gpuar_vendor_completion *out, uint32_t max,
-		    int64_t timeout_ns, struct gpuar_error *diag);
+		    int64_t timeout_ns, struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_cuda_port_reap);
 
 /*
  * The reverse direction: enqueue cuStreamWaitValue64 (GEQ, wrapping
@@ -230,7 +254,7 @@ int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
  * Await a CUDA event the caller recorded (cuEventRecord, or an event a
  * framework hands around): a private stream of the backend handle waits
  * on @event (cuStreamWaitEvent), then stores @slot's next number, and the
- * word wait is submitted as gpuar_cuda_await's — the same plans, records,
+ * word wait is submitted as gpuar_cuda_port_await's — the same plans, records,
  * error records and backstop (the private stream is the one asked). The
  * event may belong to any context; what it waits for is its latest record
  * at the time of this call, and the caller may destroy it as soon as this
@@ -242,13 +266,20 @@ int gpuar_cuda_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
  * another slot or line) unless 32 event awaits are pending at once. The
  * private stream is the slot's stream for the one-stream-per-slot rule
  * (-EBUSY while another stream's stores into the slot are pending).
- * Errors: as gpuar_cuda_await, -EINVAL (no event).
+ * Errors: as gpuar_cuda_port_await, -EINVAL (no event).
  */
+int gpuar_cuda_port_await_event(struct gpuar_vendor_line *line,
+				uint32_t slot, struct CUevent_st *event,
+				const struct gpuar_plan *plan, uint64_t point,
+				uint64_t user_data, uint64_t *target,
+				struct gpuar_error *diag);
+/* gpuar_cuda_port_await_event's 1.0 name, until 1.0. */
 int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
 			   struct CUevent_st *event,
 			   const struct gpuar_plan *plan, uint64_t point,
 			   uint64_t user_data, uint64_t *target,
-			   struct gpuar_error *diag);
+			   struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_cuda_port_await_event);
 
 /*
  * Completion inside a CUDA graph. A store captured into a graph would
@@ -267,7 +298,7 @@ int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
  *	for (i = 0; i < n; i++)		// one record per replay
  *		gpuar_cuda_graph_launch(line, 0, exec, done, stream, &plan,
  *					point, i, NULL, &diag);
- *	// then gpuar_cuda_reap until the n records are in
+ *	// then gpuar_cuda_port_reap until the n records are in
  *
  * Launch such a graph only through gpuar_cuda_graph_launch (a plain
  * cuGraphLaunch would store a stale number). Graph objects are not
@@ -285,7 +316,7 @@ int gpuar_cuda_await_event(struct gpuar_vendor_line *line, uint32_t slot,
  * gpuar_cuda_graph_launch: patch @node in @exec with @slot's next number
  * and cuGraphLaunch @exec on @stream, as one record (the slot's
  * one-stream rule applies); with a @plan, also submit the word wait as
- * gpuar_cuda_await does (reap with gpuar_cuda_reap); with @plan NULL,
+ * gpuar_cuda_port_await does (reap with gpuar_cuda_port_reap); with @plan NULL,
  * only record (@point and @user_data unused). *@target: the number.
  * Errors: -EOPNOTSUPP (GPUAR_E_BACKEND) where the driver lacks graph
  * memop nodes (before CUDA 11.7), -EINVAL, the refusals of
@@ -305,17 +336,73 @@ int gpuar_cuda_graph_launch(struct gpuar_vendor_line *line, uint32_t slot,
 			    struct gpuar_error *diag);
 
 /*
- * A wait-driver source over @stream's work (see struct
- * gpuar_vendor_source), and gpuar_wait on it with the CUDA error in *@diag.
+ * The blocking path: a wait-driver source over @stream's work (see struct
+ * gpuar_vendor_source), and gpuar_wait_blocking on it (the calling thread
+ * blocks; no port) with the CUDA error in *@diag.
  */
 int gpuar_cuda_source_init(struct gpuar_vendor_source *src,
 			   struct gpuar_vendor_line *line, uint32_t slot,
 			   struct CUstream_st *stream, struct gpuar_error *diag);
+int gpuar_cuda_wait_blocking(struct gpuar_waiter *waiter,
+			     struct gpuar_vendor_source *src,
+			     const struct gpuar_plan *plan, uint64_t point,
+			     uint64_t user_data, struct gpuar_record *rec,
+			     struct gpuar_error *diag);
+/* gpuar_cuda_wait_blocking's 1.0 name, until 1.0. */
 int gpuar_cuda_wait(struct gpuar_waiter *waiter,
 		    struct gpuar_vendor_source *src,
 		    const struct gpuar_plan *plan, uint64_t point,
 		    uint64_t user_data, struct gpuar_record *rec,
-		    struct gpuar_error *diag);
+		    struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_cuda_wait_blocking);
+
+/*
+ * The quick way: a queue is a backend handle for device @ordinal, a port
+ * of its own (the kernel's where the module is loaded, else the user
+ * engine's; the fallback is a warning in *@diag with 0 returned) and the
+ * lines it needs, so that awaiting a stream is one call:
+ *
+ *	gpuar_cuda_queue_open(&q, 0, &err);
+ *	gpuar_cuda_queue_await(q, stream, &id, &err);	// behind the work
+ *	gpuar_cuda_queue_reap(q, &done, 1, -1, &err);	// done.record.user_data == id
+ *	gpuar_cuda_queue_close(q, 1000000000, &err);
+ *
+ * gpuar_cuda_queue_await: gpuar_cuda_port_await on @stream with
+ * everything chosen for the caller: the slot (the stream's own while its
+ * stores are pending, so its awaits complete in order; else one whose
+ * stores have landed; else one of a new line), the user data (the queue's
+ * next number, unique: nothing else submits to the queue's port; stored
+ * in *@user_data when non-NULL), the default plan (GPUAR_PLAN_DEFAULT_TEXT)
+ * and the estimator point (the stream's id: waits on one stream learn
+ * together). Streams are refused as by gpuar_cuda_record (a bare 0: pass
+ * CU_STREAM_LEGACY or CU_STREAM_PER_THREAD). Awaits through one queue
+ * are made one at a time (a lock).
+ * gpuar_cuda_queue_reap: gpuar_cuda_port_reap on the queue's port.
+ * gpuar_cuda_queue_fd: the port's fd, for an event loop (poll it for
+ * POLLIN, then reap with a zero timeout; see gpuar_port_fd), or -EINVAL.
+ * gpuar_cuda_queue_close: reap what is still pending and free every
+ * line, each within @timeout_ns in all (UINT64_MAX: forever), then close
+ * the port and the handle. -EBUSY when awaits are still pending at the
+ * deadline: nothing is closed, the queue stays usable (reap or wait,
+ * then close again). Else the queue is gone, and the return is 0, or the
+ * first line's -EIO or -ETIMEDOUT (gpuar_cuda_line_free: that line is
+ * kept, safely, for the life of the process). NULL: 0.
+ * Open's errors: gpuar_cuda_open's and gpuar_port_open's. All
+ * thread-safe, except close against the others.
+ */
+struct gpuar_cuda_queue;
+
+int gpuar_cuda_queue_open(struct gpuar_cuda_queue **queue, int ordinal,
+			  struct gpuar_error *diag);
+int gpuar_cuda_queue_await(struct gpuar_cuda_queue *queue,
+			   struct CUstream_st *stream, uint64_t *user_data,
+			   struct gpuar_error *diag);
+int gpuar_cuda_queue_reap(struct gpuar_cuda_queue *queue,
+			  struct gpuar_vendor_completion *out, uint32_t max,
+			  int64_t timeout_ns, struct gpuar_error *diag);
+int gpuar_cuda_queue_fd(const struct gpuar_cuda_queue *queue);
+int gpuar_cuda_queue_close(struct gpuar_cuda_queue *queue,
+			   uint64_t timeout_ns, struct gpuar_error *diag);
 
 #ifdef __cplusplus
 }

@@ -109,15 +109,27 @@ int gpuar_hip_line_free(struct gpuar_vendor_line *line, uint64_t timeout_ns,
 int gpuar_hip_record(struct gpuar_vendor_line *line, uint32_t slot,
 		     struct ihipStream_t *stream, uint64_t *target,
 		     struct gpuar_error *diag);
-/* As gpuar_cuda_await; block is hipStreamSynchronize. */
+/* As gpuar_cuda_port_await; block is hipStreamSynchronize. */
+int gpuar_hip_port_await(struct gpuar_vendor_line *line, uint32_t slot,
+			 struct ihipStream_t *stream,
+			 const struct gpuar_plan *plan, uint64_t point,
+			 uint64_t user_data, uint64_t *target,
+			 struct gpuar_error *diag);
+/* gpuar_hip_port_await's 1.0 name, until 1.0. */
 int gpuar_hip_await(struct gpuar_vendor_line *line, uint32_t slot,
 		    struct ihipStream_t *stream, const struct gpuar_plan *plan,
 		    uint64_t point, uint64_t user_data, uint64_t *target,
-		    struct gpuar_error *diag);
-/* As gpuar_cuda_reap; the backstop asks hipStreamQuery. */
+		    struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_hip_port_await);
+/* As gpuar_cuda_port_reap; the backstop asks hipStreamQuery. */
+int gpuar_hip_port_reap(struct gpuar_hip *hip, struct gpuar_port *port,
+			struct gpuar_vendor_completion *out, uint32_t max,
+			int64_t timeout_ns, struct gpuar_error *diag);
+/* gpuar_hip_port_reap's 1.0 name, until 1.0. */
 int gpuar_hip_reap(struct gpuar_hip *hip, struct gpuar_port *port,
 		   struct gpuar_vendor_completion *out, uint32_t max,
-		   int64_t timeout_ns, struct gpuar_error *diag);
+		   int64_t timeout_ns, struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_hip_port_reap);
 /* hipStreamWaitValue64 (plain >=, see above). -ERANGE across 2^64.
  * Fenced as gpuar_cuda_stream_wait_word: @stream and the line may be
  * destroyed in either order. -EOPNOTSUPP where the device lacks
@@ -128,21 +140,51 @@ int gpuar_hip_reap(struct gpuar_hip *hip, struct gpuar_port *port,
 int gpuar_hip_stream_wait_word(struct gpuar_vendor_line *line, uint32_t slot,
 			       struct ihipStream_t *stream, uint64_t target,
 			       struct gpuar_error *diag);
-/* As gpuar_cuda_await_event: a private stream waits on @event
+/* As gpuar_cuda_port_await_event: a private stream waits on @event
  * (hipStreamWaitEvent), then stores the number. */
+int gpuar_hip_port_await_event(struct gpuar_vendor_line *line,
+			       uint32_t slot, struct ihipEvent_t *event,
+			       const struct gpuar_plan *plan, uint64_t point,
+			       uint64_t user_data, uint64_t *target,
+			       struct gpuar_error *diag);
+/* gpuar_hip_port_await_event's 1.0 name, until 1.0. */
 int gpuar_hip_await_event(struct gpuar_vendor_line *line, uint32_t slot,
 			  struct ihipEvent_t *event,
 			  const struct gpuar_plan *plan, uint64_t point,
 			  uint64_t user_data, uint64_t *target,
-			  struct gpuar_error *diag);
+			  struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_hip_port_await_event);
 int gpuar_hip_source_init(struct gpuar_vendor_source *src,
 			  struct gpuar_vendor_line *line, uint32_t slot,
 			  struct ihipStream_t *stream, struct gpuar_error *diag);
+/* As gpuar_cuda_wait_blocking: the calling thread blocks, no port. */
+int gpuar_hip_wait_blocking(struct gpuar_waiter *waiter,
+			    struct gpuar_vendor_source *src,
+			    const struct gpuar_plan *plan, uint64_t point,
+			    uint64_t user_data, struct gpuar_record *rec,
+			    struct gpuar_error *diag);
+/* gpuar_hip_wait_blocking's 1.0 name, until 1.0. */
 int gpuar_hip_wait(struct gpuar_waiter *waiter,
 		   struct gpuar_vendor_source *src,
 		   const struct gpuar_plan *plan, uint64_t point,
 		   uint64_t user_data, struct gpuar_record *rec,
-		   struct gpuar_error *diag);
+		   struct gpuar_error *diag)
+	GPUAR_DEPRECATED_FOR(gpuar_hip_wait_blocking);
+
+/* As gpuar_cuda_queue_* (<gpuar/cuda.h>), for HIP device @ordinal. */
+struct gpuar_hip_queue;
+
+int gpuar_hip_queue_open(struct gpuar_hip_queue **queue, int ordinal,
+			 struct gpuar_error *diag);
+int gpuar_hip_queue_await(struct gpuar_hip_queue *queue,
+			  struct ihipStream_t *stream, uint64_t *user_data,
+			  struct gpuar_error *diag);
+int gpuar_hip_queue_reap(struct gpuar_hip_queue *queue,
+			 struct gpuar_vendor_completion *out, uint32_t max,
+			 int64_t timeout_ns, struct gpuar_error *diag);
+int gpuar_hip_queue_fd(const struct gpuar_hip_queue *queue);
+int gpuar_hip_queue_close(struct gpuar_hip_queue *queue, uint64_t timeout_ns,
+			  struct gpuar_error *diag);
 
 #ifdef __cplusplus
 }
