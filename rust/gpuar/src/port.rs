@@ -314,7 +314,7 @@ impl Port {
     /// engine runs, and busy-reads, in the calling thread meanwhile.
     pub fn reap_into(&self, out: &mut [Record], timeout: Option<Duration>) -> Result<usize> {
         if out.is_empty() {
-            return Err(Error::coded("gpuar_reap", libc::EINVAL, Code::INVALID_ARGUMENT, "no room for a record"));
+            return Err(Error::coded("gpuar_port_reap", libc::EINVAL, Code::INVALID_ARGUMENT, "no room for a record"));
         }
         let max = out.len().min(REAP_BATCH);
         let mut raw = [sys::gpuar_record::default(); REAP_BATCH];
@@ -322,11 +322,11 @@ impl Port {
             None => -1,
             Some(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
         };
-        let ret = unsafe { sys::gpuar_reap(self.raw(), raw.as_mut_ptr(), max as u32, t) };
+        let ret = unsafe { sys::gpuar_port_reap(self.raw(), raw.as_mut_ptr(), max as u32, t) };
         if ret == -libc::EAGAIN || ret == -libc::ETIME {
             return Ok(0);
         }
-        let n = check("gpuar_reap", ret, None)? as usize;
+        let n = check("gpuar_port_reap", ret, None)? as usize;
         for (o, r) in out.iter_mut().zip(&raw[..n]) {
             *o = Record::from_raw(r);
         }

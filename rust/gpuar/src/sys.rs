@@ -262,7 +262,7 @@ extern "C" {
         error_index: *mut u32,
     ) -> c_int;
     pub fn gpuar_cancel(port: *mut gpuar_port, user_data: u64) -> c_int;
-    pub fn gpuar_reap(
+    pub fn gpuar_port_reap(
         port: *mut gpuar_port,
         records: *mut gpuar_record,
         max: u32,
@@ -306,7 +306,7 @@ extern "C" {
         timeout_ns: u64,
         diag: *mut gpuar_error,
     ) -> c_int;
-    pub fn gpuar_cuda_await(
+    pub fn gpuar_cuda_port_await(
         line: *mut gpuar_vendor_line,
         slot: u32,
         stream: *mut c_void,
@@ -316,7 +316,7 @@ extern "C" {
         target: *mut u64,
         diag: *mut gpuar_error,
     ) -> c_int;
-    pub fn gpuar_cuda_await_event(
+    pub fn gpuar_cuda_port_await_event(
         line: *mut gpuar_vendor_line,
         slot: u32,
         event: *mut c_void,
@@ -326,7 +326,7 @@ extern "C" {
         target: *mut u64,
         diag: *mut gpuar_error,
     ) -> c_int;
-    pub fn gpuar_cuda_reap(
+    pub fn gpuar_cuda_port_reap(
         cuda: *mut gpuar_cuda,
         port: *mut gpuar_port,
         out: *mut gpuar_vendor_completion,
@@ -350,7 +350,7 @@ extern "C" {
         timeout_ns: u64,
         diag: *mut gpuar_error,
     ) -> c_int;
-    pub fn gpuar_hip_await(
+    pub fn gpuar_hip_port_await(
         line: *mut gpuar_vendor_line,
         slot: u32,
         stream: *mut c_void,
@@ -360,7 +360,7 @@ extern "C" {
         target: *mut u64,
         diag: *mut gpuar_error,
     ) -> c_int;
-    pub fn gpuar_hip_await_event(
+    pub fn gpuar_hip_port_await_event(
         line: *mut gpuar_vendor_line,
         slot: u32,
         event: *mut c_void,
@@ -370,7 +370,7 @@ extern "C" {
         target: *mut u64,
         diag: *mut gpuar_error,
     ) -> c_int;
-    pub fn gpuar_hip_reap(
+    pub fn gpuar_hip_port_reap(
         hip: *mut gpuar_hip,
         port: *mut gpuar_port,
         out: *mut gpuar_vendor_completion,

@@ -245,7 +245,7 @@ impl AsyncPort {
         }
     }
 
-    /// Reap (gpuar_reap runs the engine first) until a reap finds nothing,
+    /// Reap (gpuar_port_reap runs the engine first) until a reap finds nothing,
     /// as an edge-triggered loop must (that reap also settles the user
     /// engine's timer), or until @me's record came (true): the awaiting
     /// task returns with it at once, a reap sooner than otherwise.
@@ -253,11 +253,11 @@ impl AsyncPort {
         let port = &self.shared.port;
         let mut raw = [sys::gpuar_record::default(); REAP_BATCH];
         loop {
-            let ret = unsafe { sys::gpuar_reap(port.raw(), raw.as_mut_ptr(), REAP_BATCH as u32, 0) };
+            let ret = unsafe { sys::gpuar_port_reap(port.raw(), raw.as_mut_ptr(), REAP_BATCH as u32, 0) };
             if ret == -libc::EAGAIN || ret == -libc::ETIME {
                 return Ok(false);
             }
-            let n = error::check("gpuar_reap", ret, None)? as usize;
+            let n = error::check("gpuar_port_reap", ret, None)? as usize;
             let mut mine = false;
             for r in &raw[..n] {
                 if let Some(rec) = self.resolve(r)? {

@@ -181,18 +181,18 @@ impl Backend {
         let p = plan.raw();
         let (ret, call) = match (self.inner.vendor, event) {
             (Vendor::Cuda, false) => {
-                (sys::gpuar_cuda_await(line.raw, slot, handle, p, point, user_data, &mut target, &mut d), "gpuar_cuda_await")
+                (sys::gpuar_cuda_port_await(line.raw, slot, handle, p, point, user_data, &mut target, &mut d), "gpuar_cuda_port_await")
             }
             (Vendor::Cuda, true) => (
-                sys::gpuar_cuda_await_event(line.raw, slot, handle, p, point, user_data, &mut target, &mut d),
-                "gpuar_cuda_await_event",
+                sys::gpuar_cuda_port_await_event(line.raw, slot, handle, p, point, user_data, &mut target, &mut d),
+                "gpuar_cuda_port_await_event",
             ),
             (Vendor::Hip, false) => {
-                (sys::gpuar_hip_await(line.raw, slot, handle, p, point, user_data, &mut target, &mut d), "gpuar_hip_await")
+                (sys::gpuar_hip_port_await(line.raw, slot, handle, p, point, user_data, &mut target, &mut d), "gpuar_hip_port_await")
             }
             (Vendor::Hip, true) => (
-                sys::gpuar_hip_await_event(line.raw, slot, handle, p, point, user_data, &mut target, &mut d),
-                "gpuar_hip_await_event",
+                sys::gpuar_hip_port_await_event(line.raw, slot, handle, p, point, user_data, &mut target, &mut d),
+                "gpuar_hip_port_await_event",
             ),
         };
         check(call, ret, Some(&d))?;
@@ -220,15 +220,15 @@ impl Backend {
         let (ret, call) = match self.inner.vendor {
             Vendor::Cuda => (
                 unsafe {
-                    sys::gpuar_cuda_reap(self.inner.raw as *mut sys::gpuar_cuda, port.raw(), raw.as_mut_ptr(), max as u32, t, &mut d)
+                    sys::gpuar_cuda_port_reap(self.inner.raw as *mut sys::gpuar_cuda, port.raw(), raw.as_mut_ptr(), max as u32, t, &mut d)
                 },
-                "gpuar_cuda_reap",
+                "gpuar_cuda_port_reap",
             ),
             Vendor::Hip => (
                 unsafe {
-                    sys::gpuar_hip_reap(self.inner.raw as *mut sys::gpuar_hip, port.raw(), raw.as_mut_ptr(), max as u32, t, &mut d)
+                    sys::gpuar_hip_port_reap(self.inner.raw as *mut sys::gpuar_hip, port.raw(), raw.as_mut_ptr(), max as u32, t, &mut d)
                 },
-                "gpuar_hip_reap",
+                "gpuar_hip_port_reap",
             ),
         };
         if ret == -libc::EAGAIN || ret == -libc::ETIME {
