@@ -148,10 +148,16 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 	for (live = n; live && spun < budget_ns;) {
 		if (spun - renewed >= lease / 4) {
 			renewed = spun;
+			/*
+			 * Renewed without the lock, as far as the backstop
+			 * (gpuar_word_lease_locked): it is set at submit
+			 * and never changes, and our reference holds @w.
+			 */
 			for (i = 0; i < n; i++)
 				if (t[i].live)
 					WRITE_ONCE(t[i].w->lease_end_ns,
-						   mono_start + spun + lease);
+						   min(mono_start + spun + lease,
+						       t[i].w->ws.backstop_at_ns));
 		}
 		for (i = 0; i < n; i++) {
 			if (!t[i].live)

@@ -18,12 +18,17 @@
 /*
  * Lease @w until @until: the timer leaves it alone meanwhile (someone is
  * watching its word), and takes it back when the lease runs out unless
- * the watcher renewed it. Only ever lengthens a lease.
+ * the watcher renewed it. Only ever lengthens a lease, and never past the
+ * wait's backstop, where the timer ends it whoever watches: a busy
+ * reader's lease taken near the backstop would otherwise outlast it, and
+ * a claim that follows would report that lease (the ABI header promises
+ * a claim's lease_end_ns never passes the backstop).
  */
 void gpuar_word_lease_locked(struct gpuar_port *port, struct gpuar_wait *w,
 			     u64 until)
 {
 	lockdep_assert_held(&port->lock);
+	until = min(until, w->ws.backstop_at_ns);
 	WRITE_ONCE(w->lease_end_ns, max(READ_ONCE(w->lease_end_ns), until));
 	gpuar_word_requeue_locked(port, w);
 }
