@@ -13,7 +13,7 @@ BACKEND_SRCS := backends/vendor/vendor_error.c backends/vendor/vendor_line.c \
 	backends/vendor/vendor_capture.c \
 	backends/cuda/cuda_loader.c backends/cuda/cuda_backend.c \
 	backends/hip/hip_loader.c backends/hip/hip_backend.c
-BACKEND_SRCS += backends/vendor/vendor_queue.c
+BACKEND_SRCS += backends/vendor/vendor_queue.c backends/vendor/vendor_renamed.c
 BACKEND_HEADERS := backends/include/gpuar/cuda.h backends/include/gpuar/hip.h \
 	backends/include/gpuar/vendor.h
 

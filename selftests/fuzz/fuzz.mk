@@ -21,13 +21,16 @@ $(FUZZ_DIR)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_check.h \
 	@mkdir -p $(dir $@)
 	$(CLANG) -Iinclude -Iinclude/uapi -Icore $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE_SRCS)
 
-# The port target drives the library proper (no CUDA/HIP backends).
+# The port target drives the library proper (no CUDA/HIP backends),
+# whose sources call the deprecated names they define the new ones with
+# (lib/renamed.c), as lib/lib.mk builds them.
 FUZZ_PORT_SRCS := $(FUZZ_CORE_SRCS) $(filter-out $(BACKEND_SRCS),$(LIB_SRCS))
 $(FUZZ_DIR)/fuzz_port: selftests/fuzz/fuzz_port.c selftests/fuzz/fuzz_check.h \
 		$(FUZZ_PORT_SRCS) $(wildcard core/*.h lib/*.h include/gpuar/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) -D_GNU_SOURCE -Iinclude -Iinclude/uapi -Icore -Ilib \
 		-Ibackends/include $(LIB_DRM_CFLAGS) -DGPUAR_VERSION='"$(VERSION)"' \
+		-DGPUAR_DISABLE_DEPRECATION_WARNINGS \
 		$(FUZZ_CFLAGS) -pthread -o $@ $< $(FUZZ_PORT_SRCS) $(LIB_LDLIBS)
 
 .PHONY: fuzz-build
