@@ -38,7 +38,7 @@ fail() {
 }
 
 ((EUID == 0)) || fail "needs root (debootstrap, chroot)"
-# The four packages, not their -dbgsym companions.
+# The five packages, not their -dbgsym companions.
 debs=()
 for d in "$debdir"/*.deb; do
 	[[ -e $d && $d != *-dbgsym_* ]] && debs+=("$d")
@@ -159,6 +159,25 @@ for m in gpuar_port_open.3 gpuar.7 gpuar.4 gpuar-stat.1; do
 	[[ -n $(find "$root/usr/share/man" -name "$m*" -print -quit) ]] || fail "manual page $m not installed"
 done
 in_chroot gpuar-stat --help >/dev/null || fail "gpuar-stat --help failed"
+
+# The Python binding: imported by Debian's python3, on the packaged
+# libgpuar.so.0, a port opened (the user engine: no module here). -B: no
+# bytecode written into the package's directory, which the purge below
+# would leave behind (no postinst compiles it).
+pycheck() {
+	in_chroot python3 -B -c 'import gpuar
+print(gpuar.__version__, gpuar.library_path)
+print(gpuar.Plan("poll"))
+with gpuar.Port() as port:
+    print(port.engine)' >"$GPUAR_CACHE/packages-python.out" 2>&1
+}
+vm_step packages-python pycheck ||
+	{ cat "$GPUAR_CACHE/packages-python.out"; fail "python3-gpuar did not import or open a port"; }
+if ! grep -qE '^[0-9.]+ /usr/lib/[^ ]+/libgpuar\.so\.0' "$GPUAR_CACHE/packages-python.out"; then
+	cat "$GPUAR_CACHE/packages-python.out"
+	fail "python3-gpuar did not load the packaged libgpuar.so.0"
+fi
+echo "ok - check-packages: python3-gpuar imports with Debian's python3 on the packaged libgpuar and opens a port"
 
 purge() {
 	in_chroot dpkg --purge "${pkgs[@]}" >>"$log" 2>&1
