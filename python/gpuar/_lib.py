@@ -83,7 +83,7 @@ _PROTOTYPES = {
     "gpuar_submit_fence_waits": (c_int, [vp, P(S.FenceWait), c_u32,
                                          P(c_u32)]),
     "gpuar_cancel": (c_int, [vp, c_u64]),
-    "gpuar_reap": (c_int, [vp, P(S.Record), c_u32, c_i64]),
+    "gpuar_port_reap": (c_int, [vp, P(S.Record), c_u32, c_i64]),
     "gpuar_port_stats": (c_int, [vp, P(S.PortStats)]),
     "gpuar_point_stats": (c_int, [vp, P(S.PointStats)]),
     "gpuar_outcome_name": (c_str, [c_u32]),
@@ -106,16 +106,16 @@ _VENDOR_PROTOTYPES = {
     "{v}_driver_version": (c_int, [vp]),
     "{v}_line_alloc": (c_int, [vp, vp, P(vp), P(S.Error)]),
     "{v}_line_free": (c_int, [vp, c_u64, P(S.Error)]),
-    "{v}_await": (c_int, [vp, c_u32, vp, P(S.Plan), c_u64, c_u64, P(c_u64),
+    "{v}_port_await": (c_int, [vp, c_u32, vp, P(S.Plan), c_u64, c_u64, P(c_u64),
                           P(S.Error)]),
-    "{v}_reap": (c_int, [vp, vp, P(S.VendorCompletion), c_u32, c_i64,
+    "{v}_port_reap": (c_int, [vp, vp, P(S.VendorCompletion), c_u32, c_i64,
                          P(S.Error)]),
 }
 
 # Event awaits came after the 1.0 ABI: bound only where the library has
 # them (the same shape as the stream await, an event handle for the stream).
 _OPTIONAL_VENDOR_PROTOTYPES = {
-    "{v}_await_event": _VENDOR_PROTOTYPES["{v}_await"],
+    "{v}_port_await_event": _VENDOR_PROTOTYPES["{v}_port_await"],
 }
 
 

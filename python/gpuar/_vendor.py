@@ -83,7 +83,7 @@ class _VendorPort(Port):
 
     def _reap_into(self, items, count):
         diag = new_diag()
-        call = self._backend.prefix + "_reap"
+        call = self._backend.prefix + "_port_reap"
         ret = getattr(lib, call)(self._backend._handle, self._h, items,
                                  count, 0, ctypes.byref(diag))
         self._backend.last_diag = diag
@@ -259,12 +259,12 @@ class Backend:
         GpuarError (errno EIO, .record carrying the vendor's status and
         name). @point (the estimator's key) defaults to the stream
         handle."""
-        return await self._await("await", self._resolve(stream, "stream"),
+        return await self._await("port_await", self._resolve(stream, "stream"),
                                  plan, point)
 
     @property
     def has_event_await(self) -> bool:
-        return has(self.prefix + "_await_event")
+        return has(self.prefix + "_port_await_event")
 
     async def event_done(self, event: Any, *, plan: PlanLike = DEFAULT_PLAN,
                          point: Optional[int] = None) -> Record:
@@ -274,8 +274,8 @@ class Backend:
         (has_event_await)."""
         if not self.has_event_await:
             raise NotImplementedError(
-                f"{self.prefix}_await_event: not in this libgpuar")
-        return await self._await("await_event",
+                f"{self.prefix}_port_await_event: not in this libgpuar")
+        return await self._await("port_await_event",
                                  self._resolve(event, "event"), plan, point)
 
     def close(self) -> None:

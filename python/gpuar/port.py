@@ -243,7 +243,7 @@ class Port:
 
     def _reap_into(self, items, count):
         """Reap into @items: (return value, call name, diag or None)."""
-        return lib.gpuar_reap(self._h, items, count, 0), "gpuar_reap", None
+        return lib.gpuar_port_reap(self._h, items, count, 0), "gpuar_port_reap", None
 
     @staticmethod
     def _record_of(item):

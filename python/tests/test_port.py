@@ -214,7 +214,7 @@ def test_a_fence_wait_on_an_fd_that_is_no_sync_file_is_refused(port):
 
 def test_two_threads_reaping_one_port_each_get_their_own_records(
         port, monkeypatch):
-    # L3-16: ctypes releases the GIL around gpuar_reap, so another thread's
+    # L3-16: ctypes releases the GIL around gpuar_port_reap, so another thread's
     # reap can run between this reap's C call and its reading of the
     # records. Forced here: the first reap lets a second thread reap one
     # record before it returns. With one buffer per port, the first reap
@@ -223,7 +223,7 @@ def test_two_threads_reaping_one_port_each_get_their_own_records(
     import threading
     line = port.line()
     ids = [port.submit(line, 0, 0, plan=FAST) for _ in range(2)]
-    real, other, raced = lib.gpuar_reap, [], []
+    real, other, raced = lib.gpuar_port_reap, [], []
 
     def reap_while_another_thread_reaps(*args):
         ret = real(*args)
@@ -235,7 +235,7 @@ def test_two_threads_reaping_one_port_each_get_their_own_records(
             thread.join()
         return ret
 
-    monkeypatch.setattr(lib, "gpuar_reap", reap_while_another_thread_reaps)
+    monkeypatch.setattr(lib, "gpuar_port_reap", reap_while_another_thread_reaps)
     mine = port.reap(1)
     assert [r.user_data for r in mine] == ids[:1]
     assert [r.user_data for r in other] == ids[1:]
