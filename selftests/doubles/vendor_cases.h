@@ -450,8 +450,12 @@ START_TEST(eight_streams_on_one_line)
 		s[i] = V->stream_new(0);
 	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++) {
 		ck_assert_int_eq(V->wait_word(gate, 0, s[i], 1, &vdiag), 0);
-		/* slot 0 has the longest work (45 ms), slot 7 the shortest */
-		V->work(s[i], (uint64_t)(45 - 5 * i) * MS);
+		/*
+		 * slot 0 has the longest work (360 ms), slot 7 the shortest
+		 * (10 ms): far enough apart that a loaded debug guest, which
+		 * held a reaper 35 ms once, cannot reorder them
+		 */
+		V->work(s[i], (uint64_t)(10 + 50 * (GPUAR_LINE_SLOTS - 1 - i)) * MS);
 		ck_assert_msg(V->await(vline, i, s[i], &plan, 1, 100 + i, NULL,
 				       &vdiag) == 0, "%s", vdiag.message);
 	}
@@ -467,7 +471,7 @@ START_TEST(eight_streams_on_one_line)
 		ck_assert_int_eq(c.record.status, 0);
 		ck_assert(vt_word_reached(vline, i, 1));
 	}
-	/* 35 ms apart: the shortest work is reaped before the longest */
+	/* 350 ms apart: the shortest work is reaped before the longest */
 	ck_assert_uint_lt(pos[GPUAR_LINE_SLOTS - 1], pos[0]);
 	ck_assert_int_eq(V->line_free(gate, 1000 * MS, &vdiag), 0);
 	for (uint32_t i = 0; i < GPUAR_LINE_SLOTS; i++)

@@ -72,7 +72,7 @@ START_TEST(queue_gives_each_stream_its_slot)
 	 */
 	for (int i = 0; i < STREAMS; i++) {
 		s[i] = V->stream_new(0);
-		V->work(s[i], 60 * MS);
+		V->work(s[i], 2000 * MS);
 		ck_assert_msg(V->queue_await(q, s[i], &id, &d) == 0, "%s",
 			      d.message);
 		ck_assert_uint_eq(id, (uint64_t)i + 1);

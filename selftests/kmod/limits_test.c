@@ -684,21 +684,41 @@ static int recv_fd(int sock)
 }
 
 /*
+ * Take fd @fd of live process @pid (pidfd_getfd, as a debugger does): the
+ * hand-over where the kernel has no unix sockets (the debug kernel is
+ * built without networking). -1 on failure.
+ */
+static int take_fd(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), got;
+
+	if (pidfd < 0)
+		return -1;
+	got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return got;
+}
+
+/*
  * A port's pins are charged to its creator's user for as long as the
- * port lives: a creator that hands the port's fd on (SCM_RIGHTS) and
- * exits, its address space gone, takes no charge with it. Here the
- * creator is a child that pins MEMLOCK_PAGES pages and exits; this
- * process (same user, nothing pinned in its own address space) holds the
- * port and must be refused one page more until it closes it. Holds on
- * either charging path (fdinfo's pin_charge says which one the build
- * took). Returns the number of the failed check.
+ * port lives: a creator that hands the port's fd on (SCM_RIGHTS, or where
+ * the kernel has no unix sockets, pidfd_getfd) and exits, its address
+ * space gone, takes no charge with it. Here the creator is a child that
+ * pins MEMLOCK_PAGES pages and exits; this process (same user, nothing
+ * pinned in its own address space) holds the port and must be refused
+ * one page more until it closes it. Holds on either charging path
+ * (fdinfo's pin_charge says which one the build took). Returns the
+ * number of the failed check.
  */
 static int memlock_handover_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	int dev = t_dev_open(), sv[2], port, mine, i, status, err;
+	int dev = t_dev_open(), sv[2] = { -1, -1 }, up[2], down[2], port, mine, i;
+	int status, err, theirs;
 	__u64 *mem = lines_map(MEMLOCK_PAGES + 1);
+	bool unix_ok;
 	pid_t creator;
+	char byte = 0;
 	__u32 id;
 
 	if (dev < 0 || !mem)
@@ -706,11 +726,19 @@ static int memlock_handover_child(void)
 	err = become_limited_nobody();
 	if (err)
 		return err;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	unix_ok = !socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+	if (!unix_ok && errno != EAFNOSUPPORT && errno != ENOSYS)
 		return 4;
+	/*
+	 * Without a socket: the creator says its fd up one pipe and waits
+	 * on another until it has been copied. Dropping to nobody made this
+	 * process undumpable, which pidfd_getfd's ptrace check refuses.
+	 */
+	if (pipe(up) || pipe(down) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		return 5;
 	creator = fork();
 	if (creator < 0)
-		return 5;
+		return 6;
 	if (!creator) {
 		port = t_port_create(dev, GPUAR_PORT_CLOEXEC);
 		if (port < 0)
@@ -718,14 +746,33 @@ static int memlock_handover_child(void)
 		for (i = 0; i < MEMLOCK_PAGES; i++)
 			if (line_register(port, mem + i * page / 8, NULL))
 				_exit(2);
-		_exit(send_fd(sv[0], port) ? 3 : 0);
+		if (unix_ok)
+			_exit(send_fd(sv[0], port) ? 3 : 0);
+		if (write(up[1], &port, sizeof(port)) != sizeof(port))
+			_exit(4);
+		/* Until the parent has its copy (EOF: it closed its end). */
+		close(down[1]);
+		while (read(down[0], &byte, 1) > 0)
+			;
+		_exit(0);
 	}
+	if (unix_ok) {
+		port = -1;
+	} else {
+		if (read(up[0], &theirs, sizeof(theirs)) != sizeof(theirs))
+			return 7;
+		port = take_fd(creator, theirs);
+		if (port < 0)
+			return 8;
+	}
+	close(down[1]);
 	if (waitpid(creator, &status, 0) != creator || !WIFEXITED(status))
-		return 6;
+		return 9;
 	if (WEXITSTATUS(status))
 		return 10 + WEXITSTATUS(status);
 	/* The creator is gone; the port lives on in the message, then here. */
-	port = recv_fd(sv[1]);
+	if (unix_ok)
+		port = recv_fd(sv[1]);
 	if (port < 0)
 		return 20;
 	mine = t_port_create(dev, GPUAR_PORT_CLOEXEC);

@@ -28,9 +28,16 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+/*
+ * A wide margin (20 ms before a 100 ms job): the debug kernel under
+ * emulation is slow enough that a 3 ms margin before 20 ms of work saw the
+ * store before the early wake (the first readiness was the record's).
+ */
 #define PLAN "flag:park_us=1000,backstop_us=1000000" \
-	"+predict:margin_us=3000,min_sleep_us=20,max_sleep_us=500000,window=4"
-#define WORK_NS (20 * MS)
+	"+predict:margin_us=20000,min_sleep_us=20,max_sleep_us=500000,window=4"
+#define WORK_NS (100 * MS)
+/* Tries a machine too slow for the early wake may take. */
+#define TRIES 5
 #define TRAINING 3
 
 struct loop {
@@ -88,7 +95,7 @@ START_TEST(the_loop_hears_imminence_through_the_private_epoll)
 	struct gpuar_port_options o = {
 		.engine = test_engine(),
 		.flags = GPUAR_PORT_IMMINENT | GPUAR_PORT_STRICT,
-		.busy_read_us = 20000,	/* a lease as long as the wait */
+		.busy_read_us = 40000,	/* a lease past the margin */
 	};
 	struct gpuar_port_stats before = { .size = sizeof(before) };
 	struct gpuar_port_stats after = { .size = sizeof(after) };
@@ -103,7 +110,7 @@ START_TEST(the_loop_hears_imminence_through_the_private_epoll)
 	kernel = gpuar_port_engine(f.port) == GPUAR_ENGINE_KERNEL;
 	trained_port_train(&f, TRAINING, WORK_NS);
 	l = loop_open(f.port);
-	for (int attempt = 0; attempt < 3; attempt++) {
+	for (int attempt = 0; attempt < TRIES; attempt++) {
 		int turns = 0;
 
 		ck_assert_int_eq(gpuar_port_stats(f.port, &before), 0);
@@ -118,7 +125,14 @@ START_TEST(the_loop_hears_imminence_through_the_private_epoll)
 			first = seen;
 		ck_assert_uint_eq(rec.user_data, f.seq);
 		ck_assert_int_eq(rec.status, 0);
-		if (rec.outcome == GPUAR_OUTCOME_EXACT)
+		/*
+		 * Conclusive when the store was seen pending first (EXACT)
+		 * and the first readiness was the early wake's, not the
+		 * record's: a machine that held the timer past the store
+		 * says nothing of the path.
+		 */
+		if (rec.outcome == GPUAR_OUTCOME_EXACT &&
+		    (first & (kernel ? EPOLLPRI : EPOLLIN)))
 			break;
 	}
 	ck_assert_int_eq(gpuar_port_stats(f.port, &after), 0);
