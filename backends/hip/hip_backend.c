@@ -15,6 +15,11 @@
 #include "hip_loader.h"
 #include "vendor.h"
 
+#ifndef __clang__	/* clang does not fold pointer casts in _Static_assert */
+_Static_assert(GPUAR_HIP_STREAM_LEGACY == GHIP_STREAM_LEGACY,
+	       "the public legacy handle is the one the backend resolves");
+#endif
+
 struct gpuar_hip {
 	struct gv_backend gv;	/* first: the ops get it back by a cast */
 	struct ghip_loaded rt;
@@ -120,6 +125,23 @@ static bool ghip_not_now(unsigned int status)
 	       status <= GHIP_ERROR_STREAM_CAPTURE_WRONG_THREAD;
 }
 
+/*
+ * The handle the runtime is called with: GPUAR_HIP_STREAM_LEGACY is the
+ * null stream, 0, which the (non-_spt) entry points take as the legacy
+ * null stream of the current device, the backend's during every call.
+ */
+static ghip_stream ghip_runtime_stream(void *stream)
+{
+	return stream == GHIP_STREAM_LEGACY ? NULL : stream;
+}
+
+/* The pseudo-handles, named as the caller spells them. */
+static const char *ghip_pseudo_name(void *stream)
+{
+	return stream == GHIP_STREAM_LEGACY ? "GPUAR_HIP_STREAM_LEGACY" :
+					      "hipStreamPerThread";
+}
+
 static int ghip_stream_admit(struct gv_backend *b, void *stream,
 			     struct gv_stream_id *id, struct gpuar_error *diag)
 {
@@ -127,6 +149,9 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	const struct ghip_api *api = &h->rt.api;
 	unsigned int capture = GHIP_STREAM_CAPTURE_STATUS_NONE;
 	unsigned long long sid = 0;
+	ghip_stream rs = ghip_runtime_stream(stream);
+	bool pseudo = stream == GHIP_STREAM_LEGACY ||
+		      stream == GHIP_STREAM_PER_THREAD;
 	int owner = h->device, saved;
 	ghip_error rc;
 
@@ -135,6 +160,7 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 			       "bare stream 0 refused: the null stream is the "
 			       "legacy or the per-thread default stream depending "
 			       "on how the caller was compiled; pass "
+			       "GPUAR_HIP_STREAM_LEGACY (the legacy null stream), "
 			       "hipStreamPerThread or a created stream");
 	/* One handle, a different stream in each thread: without stream ids
 	 * two threads' stores into one slot could not be told apart. */
@@ -146,17 +172,21 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	rc = ghip_enter(h, &saved);
 	if (rc)
 		return gv_vendor_fail(b, diag, rc, "hipSetDevice");
-	/* hipStreamPerThread names the calling thread's current device's
-	 * stream (@saved, read before ours was made current). */
-	if (stream == GHIP_STREAM_PER_THREAD)
+	/* The pseudo-handles name a stream of the calling thread's current
+	 * device (@saved, read before ours was made current). While another
+	 * stream of the device is captured, asking about the null stream may
+	 * answer hipErrorStreamCaptureImplicit (906, "an implicit dependency
+	 * on a current capture sequence from hipStreamLegacy"): -EBUSY below,
+	 * as every 900-908. */
+	if (pseudo)
 		owner = saved;
 	else if (api->hipStreamGetDevice)
-		rc = api->hipStreamGetDevice(stream, &owner);
+		rc = api->hipStreamGetDevice(rs, &owner);
 	if (!rc && owner == h->device)
-		rc = api->hipStreamIsCapturing(stream, &capture);
+		rc = api->hipStreamIsCapturing(rs, &capture);
 	if (!rc && owner == h->device && capture == GHIP_STREAM_CAPTURE_STATUS_NONE &&
 	    api->hipStreamGetId)
-		rc = api->hipStreamGetId(stream, &sid);
+		rc = api->hipStreamGetId(rs, &sid);
 	ghip_leave(h, saved);
 	if (rc && ghip_not_now(rc))
 		return gv_fail(b, diag, EBUSY, rc,
@@ -165,12 +195,13 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 	if (rc)
 		return gv_vendor_fail(b, diag, rc,
 				      "hipStreamGetDevice/IsCapturing/GetId");
-	if (owner != h->device && stream == GHIP_STREAM_PER_THREAD)
+	if (owner != h->device && pseudo)
 		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
-			       "hipStreamPerThread names a stream of the calling "
-			       "thread's current device, %d, not device %d: "
+			       "%s names a stream of the calling thread's "
+			       "current device, %d, not device %d: "
 			       "hipSetDevice(%d) first, or pass a created stream",
-			       owner, h->device, h->device);
+			       ghip_pseudo_name(stream), owner, h->device,
+			       h->device);
 	if (owner != h->device)
 		return gv_fail(b, diag, EXDEV, GV_NO_VENDOR_STATUS,
 			       "stream %p belongs to device %d, not device %d",
@@ -182,6 +213,8 @@ static int ghip_stream_admit(struct gv_backend *b, void *stream,
 			       "capture ends", stream,
 			       capture == GHIP_STREAM_CAPTURE_STATUS_ACTIVE ?
 			       "active" : "invalidated");
+	/* Without ids the handle is the key: 1 for the legacy stream, which
+	 * no stream's address can be, one null stream per backend. */
 	id->key = api->hipStreamGetId ? (uint64_t)sid : (uint64_t)(uintptr_t)stream;
 	id->thread_relative = stream == GHIP_STREAM_PER_THREAD;
 	return 0;
@@ -199,6 +232,7 @@ static unsigned int ghip_stream_call(struct gv_backend *b, enum gv_stream_op op,
 
 	if (rc)
 		return rc;
+	stream = ghip_runtime_stream(stream);
 	switch (op) {
 	case GV_WRITE_VALUE:
 		rc = api->hipStreamWriteValue64(stream, word, value, 0);

@@ -64,8 +64,16 @@ enum {
 #define GHIP_VERSION_END 90000000
 
 
-/* hipStreamPerThread; HIP 5 has no explicit legacy-stream handle. */
+/* hipStreamPerThread. */
 #define GHIP_STREAM_PER_THREAD ((ghip_stream)2)
+/*
+ * gpuar's own handle for the legacy null stream, GPUAR_HIP_STREAM_LEGACY
+ * in <gpuar/hip.h> (HIP 5.2's header has none). Never passed to the
+ * runtime: the backend calls it with the null stream, 0, which its
+ * non-_spt entry points (the ones hip_loader.c resolves) take as the
+ * legacy null stream of the current device.
+ */
+#define GHIP_STREAM_LEGACY ((ghip_stream)1)
 
 enum { GHIP_STREAM_DEFAULT = 0x0, GHIP_STREAM_NON_BLOCKING = 0x1 };
 

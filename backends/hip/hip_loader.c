@@ -5,7 +5,11 @@
  * libamdhip64.so is what a development install (or a ROCm tree added to
  * the library path) provides. Its symbols carry version nodes (hip_4.2
  * ... hip_7.x); dlsym takes each symbol's default version, the one a
- * program linked against that runtime would get. The runtime's
+ * program linked against that runtime would get. The names are the plain
+ * ones, never the _spt variants (hipStreamQuery_spt ...) that a program
+ * built with -fgpu-default-stream=per-thread calls: so a null stream
+ * passed here is the legacy null stream of the current device, which is
+ * what the backend's GPUAR_HIP_STREAM_LEGACY relies on. The runtime's
  * hipRuntimeGetVersion must fall in the range the declarations were
  * written to (HIP 5.0 to 8.x). Entry points an older HIP lacks
  * (hipStreamGetDevice, hipStreamGetId) are optional and their absence

@@ -72,7 +72,7 @@ struct vt {
 	void (*capture)(void *s, int on);
 	int (*registered_pages)(void);
 	uint64_t (*unsafe_unregisters)(void);
-	void *default_stream;	/* CU_STREAM_LEGACY, hipStreamPerThread */
+	void *default_stream;	/* CU_STREAM_LEGACY, GPUAR_HIP_STREAM_LEGACY */
 	int (*await_event)(struct gpuar_vendor_line *line, uint32_t slot,
 			   void *event, const struct gpuar_plan *plan,
 			   uint64_t point, uint64_t ud, uint64_t *target,
@@ -1519,6 +1519,38 @@ START_TEST(per_thread_handle_refused_without_stream_ids)
 }
 END_TEST
 
+/*
+ * The legacy handle is one stream per device, not per thread: without
+ * stream ids it is its own key, and awaits on it still complete.
+ */
+START_TEST(legacy_handle_admitted_without_stream_ids)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+	struct gpuar_vendor_line *l;
+	struct gpuar_port *port;
+	uint64_t target = 0;
+	void *b = NULL;
+	struct gpuar_error d;
+	int n;
+
+	V->without_stream_ids();
+	ck_assert_msg(V->open(&b, 0, &d) == 0, "%s", d.message);
+	vt_open_port(&port);
+	ck_assert_msg(V->line_alloc(b, port, &l, &d) == 0, "%s", d.message);
+	V->work(V->default_stream, 10 * MS);
+	ck_assert_msg(V->await(l, 0, V->default_stream, &plan, 1, 9, &target,
+			       &d) == 0, "%s", d.message);
+	n = V->reap(b, port, &c, 1, REAP_TIMEOUT_NS, &d);
+	ck_assert_msg(n == 1, "reap: %d %s", n, d.message);
+	ck_assert_int_eq(c.record.status, 0);
+	ck_assert(vt_word_reached(l, 0, target));
+	ck_assert_int_eq(V->line_free(l, 1000 * MS, &d), 0);
+	gpuar_port_close(port);
+	V->close(b);
+}
+END_TEST
+
 /* Cases that need nothing but the double's open path. */
 #include "vendor_queue_cases.h"
 
@@ -1530,8 +1562,10 @@ static void vt_add_open_cases(Suite *suite)
 	tcase_add_test(tc, missing_library_is_a_coded_error);
 	tcase_add_test(tc, missing_device_is_a_coded_error);
 	tcase_add_test(tc, driver_stays_loaded_after_close);
-	if (!vt_real_driver)	/* hides an entry point of the double */
+	if (!vt_real_driver) {	/* hides an entry point of the double */
 		tcase_add_test(tc, per_thread_handle_refused_without_stream_ids);
+		tcase_add_test(tc, legacy_handle_admitted_without_stream_ids);
+	}
 	suite_add_tcase(suite, tc);
 }
 

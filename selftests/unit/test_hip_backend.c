@@ -24,6 +24,17 @@ typedef unsigned int (*fn_create)(void **, unsigned int);
 typedef unsigned int (*fn_destroy)(void *);
 
 #define HIP_STREAM_PER_THREAD_HANDLE ((void *)0x2)
+
+/*
+ * The test plays the program: its own work on the legacy stream goes to
+ * the null stream, 0, as a program built without
+ * -fgpu-default-stream=per-thread writes it; the backend gets
+ * GPUAR_HIP_STREAM_LEGACY. The double knows no handle 1.
+ */
+static void *hip_program_stream(void *s)
+{
+	return s == GPUAR_HIP_STREAM_LEGACY ? NULL : s;
+}
 #define HIP_LAUNCH_FAILURE 719u
 
 #define SYM(type, name) ((type)vt_sym(name))
@@ -48,17 +59,28 @@ static void hip_stream_free(void *s)
 
 static void hip_work(void *s, uint64_t ns)
 {
-	ck_assert_uint_eq(SYM(fn_u_p_u64, "gpuar_fake_hip_work")(s, ns), 0);
+	fn_u_p_u64 work = SYM(fn_u_p_u64, "gpuar_fake_hip_work");
+
+	ck_assert_uint_eq(work(hip_program_stream(s), ns), 0);
+}
+
+static void hip_fault_with(void *s, unsigned int code)
+{
+	fn_u_p_u fault = SYM(fn_u_p_u, "gpuar_fake_hip_fault");
+
+	ck_assert_uint_eq(fault(hip_program_stream(s), code), 0);
 }
 
 static void hip_fault(void *s)
 {
-	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_fault")(s, HIP_LAUNCH_FAILURE), 0);
+	hip_fault_with(s, HIP_LAUNCH_FAILURE);
 }
 
 static void hip_capture(void *s, int on)
 {
-	ck_assert_uint_eq(SYM(fn_u_p_i, "gpuar_fake_hip_capture")(s, on), 0);
+	fn_u_p_i capture = SYM(fn_u_p_i, "gpuar_fake_hip_capture");
+
+	ck_assert_uint_eq(capture(hip_program_stream(s), on), 0);
 }
 
 static int hip_registered_pages(void)
@@ -83,7 +105,9 @@ static void *hip_event_new(void)
 
 static void hip_event_record(void *e, void *s)
 {
-	ck_assert_uint_eq(SYM(fn_event_record, "hipEventRecord")(e, s), 0);
+	fn_event_record record = SYM(fn_event_record, "hipEventRecord");
+
+	ck_assert_uint_eq(record(e, hip_program_stream(s)), 0);
 }
 
 static void hip_event_free(void *e)
@@ -95,11 +119,6 @@ static void hip_event_free(void *e)
 static void hip_without_stream_ids(void)
 {
 	vt_point_at_double("hip/libamdhip64.so.5");
-}
-
-static void hip_fault_with(void *s, unsigned int code)
-{
-	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_fault")(s, code), 0);
 }
 
 /* hipDeviceReset resets the calling thread's current device. */
@@ -122,7 +141,9 @@ static void hip_caller_off(int device)
 
 static void hip_drop_writes(void *s, unsigned int n)
 {
-	ck_assert_uint_eq(SYM(fn_u_p_u, "gpuar_fake_hip_drop_writes")(s, n), 0);
+	fn_u_p_u drop = SYM(fn_u_p_u, "gpuar_fake_hip_drop_writes");
+
+	ck_assert_uint_eq(drop(hip_program_stream(s), n), 0);
 }
 
 /* Each hipError_t after which the device never stores again. */
@@ -151,7 +172,7 @@ static const struct vt hip_vt = {
 	.capture = hip_capture,
 	.registered_pages = hip_registered_pages,
 	.unsafe_unregisters = hip_unsafe_unregisters,
-	.default_stream = HIP_STREAM_PER_THREAD_HANDLE,
+	.default_stream = GPUAR_HIP_STREAM_LEGACY,
 	.event_new = hip_event_new,
 	.event_record = hip_event_record,
 	.event_free = hip_event_free,
@@ -354,6 +375,42 @@ START_TEST(global_capture_survives_the_backends_queries)
 }
 END_TEST
 
+/* A bare 0 stays refused, and the refusal says what to pass instead. */
+START_TEST(bare_zero_refusal_names_the_legacy_handle)
+{
+	ck_assert_int_eq(gpuar_hip_record(vline, 0, NULL, NULL, &vdiag), -EINVAL);
+	ck_assert_msg(strstr(vdiag.message, "GPUAR_HIP_STREAM_LEGACY") &&
+		      strstr(vdiag.message, "hipStreamPerThread"), "%s",
+		      vdiag.message);
+}
+END_TEST
+
+/*
+ * The legacy handle means device 0's null stream wherever the backend
+ * asks about it later: a thread with device 1 current reaps, and the
+ * backstop's hipStreamQuery still sees device 0's null stream fail
+ * (device 1's is idle and fine).
+ */
+START_TEST(legacy_stream_is_asked_on_the_backends_device)
+{
+	struct gpuar_plan plan = vt_plan(FLAG_PLAN);
+	struct gpuar_vendor_completion c;
+	void *legacy = GPUAR_HIP_STREAM_LEGACY;
+
+	ck_assert_int_eq(gpuar_hip_stream_wait_word(vline, 6, legacy, 1, &vdiag), 0);
+	hip_fault(legacy);
+	ck_assert_msg(gpuar_hip_port_await(vline, 0, legacy, &plan, 4, 92, NULL,
+					   &vdiag) == 0, "%s", vdiag.message);
+	hip_caller_on(1);
+	vt_open_gate(1);
+	c = vt_reap_one(vb);
+	hip_caller_off(1);
+	ck_assert_int_eq(c.record.status, -EIO);
+	ck_assert_int_eq(c.vendor_status, HIP_LAUNCH_FAILURE);
+	vt_free_keeps_line("failed");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("hip_backend");
@@ -373,6 +430,8 @@ int main(void)
 	tcase_add_test(own, reverse_wait_across_2_64_refused);
 	tcase_add_test(own, reverse_wait_up_to_2_64_works);
 	tcase_add_test(own, global_capture_survives_the_backends_queries);
+	tcase_add_test(own, bare_zero_refusal_names_the_legacy_handle);
+	tcase_add_test(own, legacy_stream_is_asked_on_the_backends_device);
 	suite_add_tcase(suite, own);
 	vt_add_open_cases(suite);
 	vt_add_cases(suite);

@@ -22,13 +22,15 @@
  * Streams are told apart by hipStreamGetId where the runtime has it, so
  * hipStreamPerThread (one handle, a different stream in each thread)
  * counts as each thread's own stream; where it lacks it,
- * hipStreamPerThread is refused (-EINVAL). Streams refused
- * (GPUAR_E_BACKEND): a bare 0 (the null stream is the legacy or the
- * per-thread default stream depending on compile flags; pass
- * hipStreamPerThread or a created stream — HIP 5 has no explicit legacy
- * handle), a stream of another device (-EXDEV; detected where the runtime
- * has hipStreamGetDevice, HIP 6 and later), and a stream being captured
- * (-EBUSY). As on CUDA, the library's own calls run in the relaxed capture
+ * hipStreamPerThread is refused (-EINVAL). The legacy null stream is
+ * GPUAR_HIP_STREAM_LEGACY (below). Streams refused (GPUAR_E_BACKEND): a
+ * bare 0 (-EINVAL: the null stream is the legacy or the per-thread
+ * default stream depending on how the caller was compiled; pass
+ * GPUAR_HIP_STREAM_LEGACY, hipStreamPerThread or a created stream), a
+ * stream of another device (-EXDEV; detected where the runtime has
+ * hipStreamGetDevice, HIP 6 and later), GPUAR_HIP_STREAM_LEGACY or
+ * hipStreamPerThread while the calling thread's current device is not
+ * the backend's (-EXDEV), and a stream being captured (-EBUSY). As on CUDA, the library's own calls run in the relaxed capture
  * mode (hipThreadExchangeStreamCaptureMode, where the runtime has it), and
  * a capture status (hipErrorStreamCapture*, 900-908) from a status query
  * means "ask again later", never an error record.
@@ -66,6 +68,21 @@ extern "C" {
 struct ihipStream_t;
 struct ihipEvent_t;
 struct gpuar_hip;
+
+/*
+ * The legacy null stream of the calling thread's current device, which
+ * must be the backend's device (else -EXDEV): what a null stream (0)
+ * means in code compiled without -fgpu-default-stream=per-thread, and
+ * what a framework's default stream is (torch's and CuPy's on ROCm). It
+ * serialises with the device's blocking streams ("standard null-stream
+ * semantics", HIP API reference). HIP 5 has no handle of its own for it;
+ * gpuar's is 1, as CUDA's CU_STREAM_LEGACY, and the backend calls the
+ * runtime with 0 in its place (with the device current, through the
+ * entry points that take 0 as the legacy stream, never the _spt ones).
+ * Streams are told apart by hipStreamGetId where the runtime has it (the
+ * null stream's id); without it, by this handle.
+ */
+#define GPUAR_HIP_STREAM_LEGACY ((struct ihipStream_t *)1)
 
 /*
  * The statuses after which the device never stores again, so an await on

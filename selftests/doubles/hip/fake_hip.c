@@ -13,7 +13,18 @@
  *
  * Model: devices 0 and 1, each a fault domain (HIP errors are sticky per
  * device); the current device is per thread (default 0); the null stream
- * is one stream per device, hipStreamPerThread one per device *and
+ * (0, taken by these non-_spt entry points as the legacy null stream) is
+ * one stream per device, the current device's: work on it completes in
+ * order like any stream's, hipStreamGetDevice(0) answers the current
+ * device and hipStreamGetId(0) that null stream's id (the HIP runtime API
+ * reference: the null stream is the current device's, and calls on it
+ * "follow standard null-stream semantics", hipStreamSynchronize; its
+ * serialisation with the device's other blocking streams is not
+ * modelled, no test depends on it); handle 1, which HIP 5.2 does not
+ * know (newer runtimes call theirs hipStreamLegacy), is
+ * hipErrorInvalidHandle, so a backend that passed gpuar's
+ * GPUAR_HIP_STREAM_LEGACY through instead of 0 fails here;
+ * hipStreamPerThread is one stream per device *and
  * thread* (HIP documents it as CUDA's cudaStreamPerThread: "a different
  * stream in each host thread"); each stream has an id (hipStreamGetId,
  * "Queries the Id of a stream"); registered host pages as fake_memory.h (a
@@ -140,6 +151,8 @@ static ghip_error fake_stream(ghip_stream handle, struct ihipStream_t **out)
 		return GHIP_ERROR_NOT_INITIALIZED;
 	struct ihipStream_t **slot;
 
+	if (handle == GHIP_STREAM_LEGACY)
+		return GHIP_ERROR_INVALID_HANDLE;	/* not a HIP 5.2 handle */
 	if (handle && handle != GHIP_STREAM_PER_THREAD) {
 		*out = handle;
 		return fq_stream_gone(&handle->q);
@@ -292,7 +305,8 @@ ghip_error hipStreamCreateWithFlags(ghip_stream *out, unsigned int flags)
 
 ghip_error hipStreamDestroy(ghip_stream s)
 {
-	if (!s || s == GHIP_STREAM_PER_THREAD || fq_stream_gone(&s->q))
+	if (!s || s == GHIP_STREAM_PER_THREAD || s == GHIP_STREAM_LEGACY ||
+	    fq_stream_gone(&s->q))
 		return GHIP_ERROR_INVALID_HANDLE;
 	/*
 	 * "The queue may be destroyed while some commands are still inflight,
