@@ -131,7 +131,7 @@ class Backend:
     stream_attrs = ()       # where frameworks keep a stream's handle
     event_attrs = ()        # and an event's
     # What a framework's default stream (handle 0 in an object) is here:
-    # the legacy stream's handle, or None where the backend has none.
+    # the backend's handle for the legacy null stream of the device.
     legacy_stream = None
 
     def __init__(self, ordinal: int = 0, *, engine: str = "auto",
@@ -239,11 +239,6 @@ class Backend:
         if handle == 0 and from_object and kind == "stream":
             # A framework's default stream: the legacy null stream (torch
             # and CuPy build without the per-thread default stream).
-            if self.legacy_stream is None:
-                raise ValueError(
-                    f"{self.prefix}: {type(obj).__name__} is the default "
-                    "(null) stream, which this backend cannot name: await "
-                    "a created stream, or the per-thread stream")
             handle = self.legacy_stream
         return handle
 
@@ -255,7 +250,10 @@ class Backend:
         (torch, ROCm builds too), .hip_stream or .ptr (CuPy), whose device
         (.device_index, .device_id, .device.index, .device.id) must be
         this backend's (GpuarError EXDEV), and whose handle 0 (the default
-        stream) is the legacy stream of the device. A failed stream raises
+        stream) is the legacy stream of the device (CU_STREAM_LEGACY,
+        GPUAR_HIP_STREAM_LEGACY), as a raw handle of that value is: where
+        the calling thread's current context (CUDA) or device (HIP) is
+        not this backend's, GpuarError EXDEV. A failed stream raises
         GpuarError (errno EIO, .record carrying the vendor's status and
         name). @point (the estimator's key) defaults to the stream
         handle."""

@@ -94,22 +94,42 @@ def test_something_else_is_a_type_error_naming_what_is_accepted(backend):
 def test_a_default_stream_is_the_legacy_stream_of_its_device(double,
                                                               backend):
     # torch.cuda.default_stream().cuda_stream and CuPy's Stream.null.ptr
-    # are 0: the legacy null stream of the object's device.
-    if double.name == "hip":
-        # HIP has no handle for the legacy null stream: said, not refused
-        # as a bare handle would be.
-        with pytest.raises(ValueError, match="default"):
-            run(backend.stream_done(TorchStream(0)))
-        return
+    # are 0 (on ROCm builds too): the legacy null stream of the object's
+    # device.
     work_ends = time.monotonic_ns() + 20_000_000
     double.legacy_work(20_000_000)
     rec = run(backend.stream_done(TorchStream(0), plan=PLAN))
     assert rec.status == 0 and rec.complete_ns >= work_ends
+    assert rec.point == module_of(double).STREAM_LEGACY
     # A raw 0 stays refused: as a bare handle its meaning depends on how
-    # the caller was compiled.
+    # the caller was compiled. The refusal names the handle to pass.
     with pytest.raises(gpuar.GpuarError) as info:
         run(backend.stream_done(0))
     assert info.value.code == gpuar.E_BACKEND
+    assert "bare stream 0" in str(info.value)
+    assert "STREAM_LEGACY" in str(info.value)
+
+
+def test_a_default_stream_needs_its_device_current_in_the_loops_thread(
+        double):
+    # The legacy stream is the calling thread's current context's (CUDA)
+    # or current device's (HIP): a device-1 object's 0 awaited while
+    # device 0 is current would name device 0's legacy stream. Refused;
+    # with device 1 current (torch.cuda.set_device) it is awaited.
+    module = module_of(double)
+    try:
+        with double.on_device(0):
+            with pytest.raises(gpuar.GpuarError) as info:
+                run(module.stream_done(TorchStream(0, device=1), plan=PLAN))
+        assert info.value.errno == errno.EXDEV
+        assert "STREAM_LEGACY" in str(info.value)
+        double.legacy_work(2_000_000, device=1)
+        with double.on_device(1):
+            rec = run(module.stream_done(TorchStream(0, device=1),
+                                         plan=PLAN))
+        assert rec.status == 0
+    finally:
+        module.close_default()
 
 
 @pytest.mark.parametrize("wrap", [TorchStream, CupyStream],

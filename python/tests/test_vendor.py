@@ -3,6 +3,7 @@
 a stream's work ends, a stream fails, the task is cancelled, more streams
 than a line has slots; event awaits where the library has them."""
 import asyncio
+import contextlib
 import ctypes
 import errno
 import time
@@ -63,22 +64,28 @@ class CudaDouble(Double):
     def backend(self):
         return gpuar.cuda.Cuda(0, engine=ENGINE)
 
-    def _in_context(self, fn, device=0):
-        ctx, popped = vp(), vp()
-        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx),
-                                                 device) == 0
-        assert self.lib.cuCtxPushCurrent_v2(ctx) == 0
-        try:
-            return fn()
-        finally:
-            self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
-            self.lib.cuDevicePrimaryCtxRelease_v2(device)
-
     def stream(self, device=0):
         s = vp()
         assert self._in_context(
             lambda: self.lib.cuStreamCreate(ctypes.byref(s), 1), device) == 0
         return s.value
+
+    @contextlib.contextmanager
+    def on_device(self, device):
+        """@device's primary context current in the calling thread."""
+        ctx, popped = vp(), vp()
+        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx),
+                                                 device) == 0
+        assert self.lib.cuCtxPushCurrent_v2(ctx) == 0
+        try:
+            yield
+        finally:
+            self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
+            self.lib.cuDevicePrimaryCtxRelease_v2(device)
+
+    def _in_context(self, fn, device=0):
+        with self.on_device(device):
+            return fn()
 
     def legacy_work(self, ns, device=0):
         """Work on the legacy (null) stream of @device's primary context."""
@@ -125,6 +132,23 @@ class HipDouble(Double):
         finally:
             self.lib.hipSetDevice(0)
         return s.value
+
+    def legacy_work(self, ns, device=0):
+        """Work on the null stream, 0, of @device as a program built for
+        the legacy default stream enqueues it (the double knows no
+        handle 1: that is gpuar's, which the backend turns into 0)."""
+        with self.on_device(device):
+            assert self.fake["work"](None, ns) == 0
+
+    @contextlib.contextmanager
+    def on_device(self, device):
+        """@device current in the calling thread, as hipSetDevice (or
+        torch.cuda.set_device on ROCm) makes it."""
+        assert self.lib.hipSetDevice(device) == 0
+        try:
+            yield
+        finally:
+            self.lib.hipSetDevice(0)
 
 
 @pytest.fixture(params=[CudaDouble, HipDouble], ids=["cuda", "hip"])
