@@ -15,6 +15,7 @@ import gpuar
 import gpuar.cuda
 import gpuar.hip
 from conftest import DOUBLES, ENGINE
+from gpuar._lib import lib as libgpuar
 
 PLAN = "flag:park_us=200,backstop_us=1000000"
 pytestmark = pytest.mark.usefixtures("event_loop_kind")
@@ -184,13 +185,42 @@ def test_await_a_stream(double, backend):
     assert backend.library.endswith(double.path.split("/")[1])
 
 
+def gate(backend, stream):
+    """Hold @stream's later work until the returned function is called:
+    the stream waits (the backend's stream_wait_word) on a word of a slot
+    taken from the backend's pool for good."""
+    if not backend._free:
+        backend._grow()
+    slot = backend._free.pop(0)
+    wait_word = getattr(libgpuar, backend.prefix + "_stream_wait_word")
+    wait_word.restype = ctypes.c_int
+    wait_word.argtypes = [vp, ctypes.c_uint32, vp, ctypes.c_uint64, vp]
+    assert wait_word(slot.line, slot.index, stream, 1, None) == 0
+    words = libgpuar.gpuar_vendor_line_words(slot.line)
+
+    def open_gate():
+        words[slot.index] = 1
+    return open_gate
+
+
 def test_a_failed_stream_raises_with_the_vendor_status(double, backend):
+    # The fault runs only once the await is in: a fault that ran first
+    # would fail the await's own store at submission, an error with no
+    # record (what a loaded machine used to make of a 20 ms head start).
     s = double.stream()
-    double.work(s, 20_000_000)
+    open_gate = gate(backend, s)
     double.fault(s)
-    with pytest.raises(gpuar.GpuarError) as info:
-        run(backend.stream_done(
+
+    async def main():
+        task = asyncio.create_task(backend.stream_done(
             s, plan="flag:park_us=200,backstop_us=2000"))
+        while not task.done() and backend.port.stats()["pending"] == 0:
+            await asyncio.sleep(0)
+        open_gate()
+        return await task
+
+    with pytest.raises(gpuar.GpuarError) as info:
+        run(main())
     assert info.value.errno == errno.EIO
     assert info.value.record.vendor_status == double.launch_failed
 
