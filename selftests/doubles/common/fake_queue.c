@@ -589,7 +589,7 @@ unsigned int fq_event_query(struct fq_event *e, unsigned int not_ready)
 #define FQ_CAPTURES_MAX 16
 static pthread_mutex_t fq_capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fq_stream *fq_captures[FQ_CAPTURES_MAX];
-static __thread unsigned int fq_thread_mode;	/* FQ_CAPTURE_GLOBAL */
+static FQ_THREAD_LOCAL unsigned int fq_thread_mode;	/* FQ_CAPTURE_GLOBAL */
 
 unsigned int fq_capture_exchange_mode(unsigned int mode)
 {

@@ -200,10 +200,10 @@ static char fake_hidden[FAKE_HIDDEN_MAX][64];
 static uint64_t fake_unfenced_writes;
 static unsigned long long fake_next_stream_id = 100;
 
-static __thread struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
-static __thread int ctx_depth;
+static FQ_THREAD_LOCAL struct CUctx_st *ctx_stack[FAKE_CTX_STACK];
+static FQ_THREAD_LOCAL int ctx_depth;
 /* Set on the host-function thread only: its CUDA calls are refused. */
-static __thread bool fake_in_host_fn;
+static FQ_THREAD_LOCAL bool fake_in_host_fn;
 
 /* A host function handed to the host-function thread by a stream worker. */
 struct fake_host_call {

@@ -79,7 +79,7 @@ static struct fq_domain fake_dev[FAKE_DEVICES];
 static struct ihipStream_t *fake_default[FAKE_DEVICES];
 static unsigned long long fake_next_id = 100;
 static bool fake_initialised;
-static __thread int cur_device;
+static FQ_THREAD_LOCAL int cur_device;
 /* Every stream ever made: a destroyed or reset stream's handle stays safe
  * to pass (it answers hipErrorInvalidHandle). */
 static pthread_mutex_t fake_streams_lock = PTHREAD_MUTEX_INITIALIZER;
