@@ -29,9 +29,13 @@ class Double:
     name = env = path = None
     launch_failed = 719         # CUDA_ERROR_LAUNCH_FAILED, hipErrorLaunchFailure
     event_create = None         # the double's event constructor
+    init = None                 # cuInit, hipInit
 
     def __init__(self, lib):
         self.lib = lib
+        # As the program that made the streams would have: a test that
+        # makes a stream before any backend is opened needs it.
+        assert getattr(lib, self.init)(0) == 0
         self.fake = {op: getattr(lib, f"gpuar_fake_{self.name}_{op}")
                      for op in ("work", "fault", "reset")}
         self.fake["work"].argtypes = [vp, ctypes.c_uint64]
@@ -53,7 +57,7 @@ class Double:
 
 class CudaDouble(Double):
     name, env, path = "cuda", "GPUAR_CUDA_LIBRARY", "cuda/libcuda.so.1"
-    event_create = "cuEventCreate"
+    event_create, init = "cuEventCreate", "cuInit"
 
     def __init__(self, lib):
         super().__init__(lib)
@@ -105,7 +109,7 @@ class CudaDouble(Double):
 
 class HipDouble(Double):
     name, env, path = "hip", "GPUAR_HIP_LIBRARY", "hip/libamdhip64.so.6"
-    event_create = "hipEventCreateWithFlags"
+    event_create, init = "hipEventCreateWithFlags", "hipInit"
 
     def __init__(self, lib):
         super().__init__(lib)
@@ -309,18 +313,23 @@ def test_a_block_plan_is_refused_in_an_await(double, backend):
 
 class OpenedIn:
     """Records the thread each Backend.__init__ and line_free runs in,
-    and slows both down as a driver's cuInit can be."""
+    and slows both down as a driver's cuInit can be: an open is held
+    until the loop has turned TURNS times meanwhile (ticks_during counts
+    them), so one made in the loop's thread would hold the loop and end
+    after 10 s with no turns counted."""
+    TURNS = 5
 
     def __init__(self, monkeypatch, prefix):
         import threading
         import gpuar._vendor
         from gpuar._lib import lib
         self.opens, self.frees = [], []
+        self.turned = threading.Event()
         init = gpuar._vendor.Backend.__init__
 
         def slow_init(backend, *args, **kw):
             self.opens.append(threading.get_ident())
-            time.sleep(0.1)
+            self.turned.wait(10)
             init(backend, *args, **kw)
         monkeypatch.setattr(gpuar._vendor.Backend, "__init__", slow_init)
         free = getattr(lib, prefix + "_line_free")
@@ -332,15 +341,19 @@ class OpenedIn:
         monkeypatch.setattr(lib, prefix + "_line_free", slow_free)
 
 
-async def ticks_during(coro):
+async def ticks_during(coro, seen):
     """Await @coro while a task counts the loop's turns: a loop blocked in
-    @coro counts none."""
+    @coro counts none. @seen's held opens go on after OpenedIn.TURNS."""
     count = [0]
+    seen.turned.clear()
 
     async def tick():
         while True:
             count[0] += 1
+            if count[0] - before >= OpenedIn.TURNS:
+                seen.turned.set()
             await asyncio.sleep(0.005)
+    before = 0
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(0)
     before = count[0]
@@ -360,10 +373,11 @@ def test_the_module_level_backend_opens_off_the_loop(double, monkeypatch):
     s = double.stream()
     double.work(s, 1_000_000)
     try:
-        rec, ticks = run(ticks_during(module.stream_done(s, plan=PLAN)))
+        rec, ticks = run(ticks_during(module.stream_done(s, plan=PLAN),
+                                      seen))
         assert rec.status == 0
         assert seen.opens and threading.get_ident() not in seen.opens
-        assert ticks >= 5
+        assert ticks >= OpenedIn.TURNS
     finally:
         module.close_default()
 
@@ -379,8 +393,9 @@ def test_a_backend_opens_and_closes_off_the_loop(double, monkeypatch):
     double.work(s, 1_000_000)
 
     async def main():
-        backend, ticks = await ticks_during(cls.open(0, engine=ENGINE))
-        assert ticks >= 5
+        backend, ticks = await ticks_during(cls.open(0, engine=ENGINE),
+                                            seen)
+        assert ticks >= OpenedIn.TURNS
         async with backend:
             rec = await backend.stream_done(s, plan=PLAN)
         with pytest.raises(gpuar.PortClosedError):
