@@ -30,8 +30,9 @@
  * stream of another device (-EXDEV; detected where the runtime has
  * hipStreamGetDevice, HIP 6 and later), GPUAR_HIP_STREAM_LEGACY or
  * hipStreamPerThread while the calling thread's current device is not
- * the backend's (-EXDEV), and a stream being captured (-EBUSY). As on CUDA, the library's own calls run in the relaxed capture
- * mode (hipThreadExchangeStreamCaptureMode, where the runtime has it), and
+ * the backend's (-EXDEV), and a stream being captured (-EBUSY). As on
+ * CUDA, the library's own calls run in the relaxed capture mode
+ * (hipThreadExchangeStreamCaptureMode, where the runtime has it), and
  * a capture status (hipErrorStreamCapture*, 900-908) from a status query
  * means "ask again later", never an error record.
  *
