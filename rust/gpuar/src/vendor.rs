@@ -31,8 +31,14 @@ pub enum Vendor {
 /// `CU_STREAM_PER_THREAD` / `hipStreamPerThread`: each thread's own
 /// default stream.
 pub const STREAM_PER_THREAD: *mut c_void = 2 as *mut c_void;
-/// `CU_STREAM_LEGACY` (CUDA only): the legacy default stream.
+/// `CU_STREAM_LEGACY`: the legacy default stream of the caller's current
+/// device (the backend's device, else `EXDEV`).
 pub const CUDA_STREAM_LEGACY: *mut c_void = 1 as *mut c_void;
+/// `GPUAR_HIP_STREAM_LEGACY`: HIP's legacy null stream of the caller's
+/// current device (the backend's device, else `EXDEV`), which the backend
+/// hands the runtime as stream 0. A bare null pointer stays refused: what
+/// 0 means depends on how the caller was compiled.
+pub const HIP_STREAM_LEGACY: *mut c_void = 1 as *mut c_void;
 
 struct BackendInner {
     vendor: Vendor,
@@ -132,7 +138,7 @@ impl Backend {
     ///
     /// # Safety
     /// @stream must be a live stream handle of the device's primary context
-    /// (or [`STREAM_PER_THREAD`], [`CUDA_STREAM_LEGACY`]) and stay alive
+    /// (or [`STREAM_PER_THREAD`], [`CUDA_STREAM_LEGACY`], [`HIP_STREAM_LEGACY`]) and stay alive
     /// until the await is reaped; the driver is handed it as is.
     pub unsafe fn await_stream(
         &self,

@@ -232,6 +232,28 @@ fn stream_zero_is_refused_with_the_backend_code() {
     }
 }
 
+/// The legacy default stream's pseudo handle (value 1 for both vendors:
+/// CU_STREAM_LEGACY, GPUAR_HIP_STREAM_LEGACY) is admitted on the backend's
+/// own device, and an await on it completes.
+#[test]
+fn the_legacy_stream_handle_is_awaited() {
+    for v in VENDORS {
+        let d = Double::load(v);
+        let backend = Backend::open(v, 0).unwrap();
+        let legacy = match v {
+            Vendor::Cuda => gpuar::vendor::CUDA_STREAM_LEGACY,
+            Vendor::Hip => gpuar::vendor::HIP_STREAM_LEGACY,
+        };
+        let port = common::port();
+        let line = backend.line(&port).unwrap();
+        let target = d.in_context(|| unsafe { backend.await_stream(&line, 0, legacy, &plan(), 1, 5) }).unwrap();
+        let rec = backend.reap_one(&port, Some(Duration::from_secs(10))).unwrap().expect("a record");
+        assert_eq!((rec.user_data, rec.status), (5, 0), "{v:?}");
+        assert_eq!(rec.value, target, "{v:?}");
+        drop(line);
+    }
+}
+
 #[test]
 fn a_missing_driver_is_a_backend_error() {
     let _serial = DOUBLES.lock().unwrap_or_else(|e| e.into_inner());
