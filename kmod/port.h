@@ -32,7 +32,12 @@
  *   until it ends under the lock, then on the record queue (and, unless
  *   cancelled, in the queued index by user data) until a reader copies it
  *   out and frees it (process context; a fence wait drops its fence
- *   reference as soon as it ended, see fence_wait.c). Each source
+ *   reference as soon as it ended, see fence_wait.c). On a port with
+ *   the area (area.c) the record goes to the shared ring instead while
+ *   the queue is empty and the ring has room, and the wait is spent: off
+ *   both indexes, on port->spent with only the port's reference, which
+ *   process context drops (record.c's gpuar_spent_free) since the record
+ *   may enter the ring in hard IRQ or mid-walk. Each source
  *   takes its wait off its own queues (gpuar_word_end_locked; a fence wait
  *   has none) before the source-agnostic gpuar_wait_complete_locked()
  *   queues the record.
