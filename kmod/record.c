@@ -305,6 +305,7 @@ static void gpuar_records_refill(struct gpuar_port *port)
 		if (list_empty(&port->records))
 			gpuar_area_overflow_locked(port, false);
 		spin_unlock_irq(&port->lock);
+		cond_resched();
 	}
 }
 

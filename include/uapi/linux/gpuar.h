@@ -380,8 +380,9 @@ struct gpuar_port_create {
 	 * With GPUAR_PORT_AREA: the ring's size in records, rounded up to a
 	 * power of two, between GPUAR_AREA_RING_MIN and GPUAR_AREA_RING_MAX
 	 * (else EINVAL); 0 asks for the module's default, max_waits rounded
-	 * up (capped at GPUAR_AREA_RING_MAX). Without the flag it must be 0
-	 * (it was pad in ABI v1, and still reads as pad).
+	 * up (kept between GPUAR_AREA_RING_MIN and GPUAR_AREA_RING_MAX).
+	 * Without the flag it must be 0 (it was pad in ABI v1, and still
+	 * reads as pad).
 	 */
 	union {
 		__u32 pad;
@@ -590,14 +591,19 @@ struct gpuar_wait_ready {
  * tail != head or the queue holds one; a record stops counting against
  * the port's wait limit when it is taken from the ring; a cancel that
  * finds the wait's record in the ring (between head and tail when it
- * looks) answers EALREADY.
+ * looks) answers EALREADY. GPUAR_AREA_OVERFLOW is the reaper's hint, set
+ * as a record queues: a consumer that found the ring empty just as one
+ * queued may see the flag clear, but poll and a blocking read() see
+ * that record, so one that waits there next misses nothing.
  *
  * What the module trusts: nothing. It writes magic .. ring_mask once and
  * tail and flags as they change, keeps its own copies, and never reads
  * them back; the one field it reads is head, and a head that does not
  * lie within ring_entries behind tail counts as a full ring (records then
- * go to the queue, where read() still finds them). Scribbling over the
- * area loses the scribbler its own records, nothing else.
+ * go to the queue, where read() still finds them; the wait limit counts
+ * ring_entries records in the ring) holding nothing to read (no EPOLLIN
+ * for it). Scribbling over the area loses the scribbler its own records,
+ * nothing else.
  */
 #define GPUAR_AREA_MAGIC 0x72617067	/* "gpar", little-endian */
 #define GPUAR_AREA_RING_MIN 8
