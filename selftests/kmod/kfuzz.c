@@ -12,7 +12,8 @@
  * CLAIM with good, faulting and huge entries, counts and leases,
  * WAIT_READY with deadlines at the clock's extremes, cancel, statistics,
  * reads of odd sizes into bad or partly mapped buffers, blocking reads,
- * io_uring reads left in flight, poll, dup and close, and forked
+ * io_uring reads left in flight, poll, dup and close, ports with the
+ * shared completion area reaped by swap and scribbled over, and forked
  * children acting on inherited ports, while a device thread stores into
  * the lines (kfuzz.h lists the files).
  *
@@ -21,10 +22,12 @@
  *     it (anything else is a finding, printed with the call's number);
  *   - every committed wait yields exactly one record, whoever ends it (the
  *     device, a cancel, a claimer's read, a lease that ran out, a
- *     backstop): each wait carries a fresh user_data, a record of an
+ *     backstop) and whoever takes it (read(), io_uring, or a swap of the
+ *     area's head): each wait carries a fresh user_data, a record of an
  *     unknown or already seen user_data, or of a batch that failed, is a
  *     finding, and at the end (fences signalled, backstops past) every
- *     port's committed waits have all been read;
+ *     port's committed waits have all been read; a port whose area kfuzz
+ *     scribbled over leaves this count from then on (kfuzz_area.c);
  *   - a dead line's record (CANCELLED, -EFAULT) only for a word wait on a
  *     line whose page the fuzzer remapped or dropped while it was
  *     registered (the line died), never for a page only paged out or, in
