@@ -880,6 +880,7 @@ int main(int argc, char **argv)
 		mix_print_profile(&racer_mix, "kfuzz racers");
 	imminent_summary();
 	race_summary();
+	area_summary();
 	findings_summary();
 	printf("# kfuzz: %llu waits ended by their line's death\n",
 	       (unsigned long long)dead_records);

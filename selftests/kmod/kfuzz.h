@@ -244,6 +244,7 @@ int area_port_create(__u32 flags);
 struct gpuar_area *area_map(int fd, bool has_area, size_t *len);
 void op_area_reap(const struct pslot *s);
 void op_scribble(const struct pslot *s);
+void area_summary(void);
 
 /* kfuzz_race.c */
 void ro_args_map(void);
