@@ -16,7 +16,8 @@
  *                                             gives the ring's records then
  *                                             the queue's, in order, refills
  *                                             the ring, clears OVERFLOW
- *   poll, blocking read, WAIT_READY ......... a ring record is ready
+ *   poll, blocking read, WAIT_READY,
+ *   an io_uring read ........................ a ring record is ready
  *   cancel of a wait whose record is in the
  *   ring .................................... EALREADY, ENOENT once taken
  *   scribbling over every field ............. the module keeps working;
@@ -34,6 +35,7 @@
 
 #include "port_fixture.h"
 #include "testfence_fixture.h"
+#include "uring_probe.h"
 
 #define RECORD_TIMEOUT_MS 5000
 
@@ -450,6 +452,37 @@ TEST_F(area, wait_ready_wakes_for_ring_record)
 	EXPECT_EQ(1, area_reap(self->a, &r, 1));
 	EXPECT_EQ(-1, ioctl(self->port, GPUAR_IOC_WAIT_READY, &wr));
 	EXPECT_EQ(ETIME, errno);
+}
+
+TEST_F(area, io_uring_read_takes_ring_record)
+{
+	struct storer s = { .word = &self->lines[1], .ms = 50 };
+	struct gpuar_record r[2];
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	pthread_t t;
+
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, 0));
+	ASSERT_EQ(1, submit_word(self->port, word_wait(self->line, 1, 1, 1, 12,
+						       plan_poll())));
+	sqe = io_uring_get_sqe(&ring);
+	ASSERT_NE(NULL, sqe);
+	io_uring_prep_read(sqe, self->port, r, sizeof(r), 0);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	/* Parked on poll: nothing in the ring or the queue yet. */
+	EXPECT_EQ(NULL, cqe_within(&ring, 20));
+	ASSERT_EQ(0, pthread_create(&t, NULL, store_later, &s));
+	cqe = cqe_within(&ring, RECORD_TIMEOUT_MS);
+	pthread_join(t, NULL);
+	ASSERT_NE(NULL, cqe);
+	EXPECT_EQ((int)sizeof(r[0]), cqe->res);
+	io_uring_cqe_seen(&ring, cqe);
+	EXPECT_EQ(12u, r[0].user_data);
+	/* Taken from the ring, by the swap of head. */
+	EXPECT_EQ(1u, load_acq(&self->a->tail));
+	EXPECT_EQ(1u, self->a->head);
+	io_uring_queue_exit(&ring);
 }
 
 TEST_F(area, cancel_ealready_for_ring_record)
