@@ -596,14 +596,17 @@ struct gpuar_wait_ready {
  * queued may see the flag clear, but poll and a blocking read() see
  * that record, so one that waits there next misses nothing.
  *
- * What the module trusts: nothing. It writes magic .. ring_mask once and
- * tail and flags as they change, keeps its own copies, and never reads
- * them back; the one field it reads is head, and a head that does not
- * lie within ring_entries behind tail counts as a full ring (records then
- * go to the queue, where read() still finds them; the wait limit counts
- * ring_entries records in the ring) holding nothing to read (no EPOLLIN
- * for it). Scribbling over the area loses the scribbler its own records,
- * nothing else.
+ * What the module trusts: nothing. It writes magic .. record_size once
+ * and tail and flags as they change, keeps its own copies, and never
+ * reads them back. It reads the ring's records only to pass them on
+ * (read()) and to answer a cancel (a scribbled record can turn that
+ * answer from ENOENT to EALREADY or back, for its own port). The one
+ * field it acts on is head, and a head that does not lie within
+ * ring_entries behind tail counts as a full ring holding nothing to
+ * read: records go to the queue, where read() still finds them, the
+ * wait limit counts ring_entries records in the ring, and there is no
+ * EPOLLIN for it. Scribbling over the area loses the scribbler its own
+ * records, nothing else.
  */
 #define GPUAR_AREA_MAGIC 0x72617067	/* "gpar", little-endian */
 #define GPUAR_AREA_RING_MIN 8
