@@ -309,37 +309,6 @@ static void gpuar_records_refill(struct gpuar_port *port)
 	}
 }
 
-static ssize_t gpuar_records_move_queue(struct gpuar_port *port,
-					struct iov_iter *to, ssize_t done);
-
-/*
- * Move records to the user, oldest first, whole records only; read_mutex
- * held. An area port's ring comes first (area.c takes its records by the
- * consumers' swap), then the queue, whose records are all younger (none
- * enters the ring while the queue holds one); then the queue refills the
- * ring. A read that lost GPUAR_AREA_CAS_TRIES swaps to userspace's
- * consumers goes on to the queue even though the ring may hold older
- * records: those are the racing consumers' to return. Returns bytes
- * moved, or -EFAULT if the first record could not be.
- */
-ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to)
-{
-	ssize_t done = 0;
-
-	lockdep_assert_held(&port->read_mutex);
-	if (port->area) {
-		done = gpuar_area_take(port, to);
-		if (done < 0)
-			return done;
-	}
-	done = gpuar_records_move_queue(port, to, done);
-	if (port->area) {
-		gpuar_records_refill(port);
-		gpuar_spent_free(port);
-	}
-	return done;
-}
-
 /*
  * The queue's part of a read: records are copied out before they leave
  * the queue, so a fault loses nothing, and read_mutex makes
@@ -373,9 +342,37 @@ static ssize_t gpuar_records_move_queue(struct gpuar_port *port,
 }
 
 /*
- * Release: free every record left unread, and every spent wait. Nothing else can touch the
- * queue any more (no pending wait, no timer, no reader), so no lock, and
- * the queued index goes with the port.
+ * Move records to the user, oldest first, whole records only; read_mutex
+ * held. An area port's ring comes first (area.c takes its records by the
+ * consumers' swap), then the queue, whose records are all younger (none
+ * enters the ring while the queue holds one); then the queue refills the
+ * ring. A read that lost GPUAR_AREA_CAS_TRIES swaps to userspace's
+ * consumers goes on to the queue even though the ring may hold older
+ * records: those are the racing consumers' to return. Returns bytes
+ * moved, or -EFAULT if the first record could not be.
+ */
+ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to)
+{
+	ssize_t done = 0;
+
+	lockdep_assert_held(&port->read_mutex);
+	if (port->area) {
+		done = gpuar_area_take(port, to);
+		if (done < 0)
+			return done;
+	}
+	done = gpuar_records_move_queue(port, to, done);
+	if (port->area) {
+		gpuar_records_refill(port);
+		gpuar_spent_free(port);
+	}
+	return done;
+}
+
+/*
+ * Release: free every record left unread, and every spent wait. Nothing
+ * else can touch the queue any more (no pending wait, no timer, no
+ * reader), so no lock, and the queued index goes with the port.
  */
 void gpuar_records_free(struct gpuar_port *port)
 {
