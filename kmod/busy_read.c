@@ -175,7 +175,7 @@ static u64 gpuar_busy_spin(struct gpuar_port *port, u64 budget_ns)
 			t[i].live = false;
 			live--;
 		}
-		if (READ_ONCE(port->nqueued) || signal_pending(current))
+		if (gpuar_records_ready(port) || signal_pending(current))
 			break;
 		/* Away longer than a lease, the timer takes the words back. */
 		if (need_resched())
@@ -239,7 +239,7 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
 	if (deadline_ns > KTIME_MAX)
 		deadline_ns = U64_MAX;
 	for (;;) {
-		if (READ_ONCE(port->nqueued))
+		if (gpuar_records_ready(port))
 			break;
 		if (signal_pending(current)) {
 			ret = -ERESTARTSYS;
@@ -267,7 +267,7 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
 		spin_unlock_irq(&port->lock);
 		if (now >= deadline_ns) {
 			finish_wait(&port->wq, &wait);
-			ret = READ_ONCE(port->nqueued) ? 0 : -ETIME;
+			ret = gpuar_records_ready(port) ? 0 : -ETIME;
 			break;
 		}
 
@@ -280,7 +280,7 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
 		}
 
 		sleep_to = min(wake_at ?: U64_MAX, deadline_ns);
-		if (!READ_ONCE(port->nqueued) && !signal_pending(current)) {
+		if (!gpuar_records_ready(port) && !signal_pending(current)) {
 			if (sleep_to != U64_MAX) {
 				ktime_t kt = ns_to_ktime(sleep_to);
 
@@ -304,7 +304,7 @@ int gpuar_busy_read_wait(struct gpuar_port *port, u64 *spun_ns,
 	 * An exclusive waiter leaving without its record may have taken the
 	 * wake-up meant for the next one: pass it on.
 	 */
-	if (exclusive && ret && READ_ONCE(port->nqueued))
+	if (exclusive && ret && gpuar_records_ready(port))
 		wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
 	return ret;
 }
@@ -328,7 +328,7 @@ long gpuar_wait_ready_ioctl(struct gpuar_port *port, const void __user *uarg)
 	if (wr.flags)
 		return -EINVAL;
 	gpuar_claimed_check(port, false);
-	if (READ_ONCE(port->nqueued))
+	if (gpuar_records_ready(port))
 		return 0;
 	if (!wr.deadline_ns)
 		return -ETIME;

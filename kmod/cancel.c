@@ -11,9 +11,11 @@
  * (user_index.c, kept by record.c), never by looking at the others: the
  * pending waits of its user data, and when there are none, whether a
  * record of it that is not a cancellation is queued (EALREADY rather than
- * ENOENT). That costs the indexes' height (2 * log2(n + 1) for n waits)
- * plus the waits of that user data, whatever else the port holds, and
- * needs only the port lock: a cancel never waits for a reader, however
+ * ENOENT), or sits in the area's ring, which has no index (a scan of at
+ * most its ring_entries records, with interrupts on: area.c). That costs
+ * the indexes' height (2 * log2(n + 1) for n waits) plus the waits of
+ * that user data, whatever else the port holds, and needs only the port
+ * lock: a cancel never waits for a reader, however
  * long that reader takes to copy its records out. Release walks the
  * pending list, a chunk at a time.
  */
@@ -184,6 +186,9 @@ long gpuar_cancel_ioctl(struct gpuar_port *port, const void __user *uarg)
 					&looked);
 	cancelled += gpuar_fences_detach(&fences, &lost);
 	mutex_unlock(&port->mutex);
+	/* Not pending, not queued: maybe in the area's ring (area.c). */
+	if (!cancelled && !lost && !queued)
+		queued = gpuar_area_holds(port, c.user_data);
 
 	if (cancelled)
 		ret = cancelled;

@@ -26,6 +26,7 @@
 #define GPUAR_HAVE_HRTIMER_SETUP 1
 #define GPUAR_HAVE_FREE_UID_EXPORT 1
 #define GPUAR_HAVE_SYSTEM_DFL_WQ 1
+#define GPUAR_HAVE_VM_FLAGS_SET 1
 #endif
 
 #include "compat_fence.h"
@@ -69,6 +70,20 @@ static inline long gpuar_get_user_page_remote(struct mm_struct *mm,
 	return get_user_pages_remote(mm, addr, 1, gup_flags, page, NULL, NULL);
 #else
 	return get_user_pages_remote(mm, addr, 1, gup_flags, page, NULL);
+#endif
+}
+
+/*
+ * Flags of a VMA being mapped (.mmap): vm_flags became read-only in 6.3,
+ * set through vm_flags_set() (which asserts the mmap lock held for write).
+ */
+static inline void gpuar_vm_flags_set(struct vm_area_struct *vma,
+				      vm_flags_t flags)
+{
+#ifdef GPUAR_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
 #endif
 }
 

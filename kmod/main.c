@@ -35,7 +35,8 @@ static long gpuar_version_ioctl(void __user *uarg)
 	v.record_max = GPUAR_RECORD_VERSION_MAX;
 	v.features = GPUAR_FEATURE_WORD_WAIT | GPUAR_FEATURE_FENCE_WAIT |
 		     GPUAR_FEATURE_BUSY_READ | GPUAR_FEATURE_IMMINENT |
-		     GPUAR_FEATURE_WAIT_READY | GPUAR_FEATURE_IMMINENT_RDBAND;
+		     GPUAR_FEATURE_WAIT_READY | GPUAR_FEATURE_IMMINENT_RDBAND |
+		     GPUAR_FEATURE_AREA;
 	if (IS_ENABLED(CONFIG_MMU_NOTIFIER))
 		v.features |= GPUAR_FEATURE_LINE_WATCH;
 	return gpuar_uarg_out(&v, sizeof(v), uarg, usize);

@@ -86,6 +86,7 @@ static void gpuar_port_free(struct gpuar_port *port)
 	xa_destroy(&port->lines);
 	kvfree(port->points.entries);
 	kvfree(port->points.index);
+	gpuar_area_free(port);
 	mmdrop(port->mm);
 	put_pid(port->creator);
 	gpuar_user_put(port->user);
@@ -152,7 +153,7 @@ static ssize_t gpuar_port_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		}
 		ret = gpuar_records_move(port, to);
 		mutex_unlock(&port->read_mutex);
-		if ((ret > 0 || quiet) && READ_ONCE(port->nqueued))
+		if ((ret > 0 || quiet) && gpuar_records_ready(port))
 			wake_up_poll(&port->wq, EPOLLIN | EPOLLRDNORM);
 		if (ret)
 			return ret;
@@ -176,7 +177,8 @@ static __poll_t gpuar_port_poll(struct file *file,
 	    (poll_requested_events(pt) & (EPOLLPRI | EPOLLRDBAND)))
 		poll_wait(file, &port->pri_wq, pt);
 	spin_lock_irq(&port->lock);
-	if (port->nqueued)
+	/* The ring's head is userspace's: read, not trusted (area.c). */
+	if (port->nqueued || gpuar_area_ready(port))
 		mask = EPOLLIN | EPOLLRDNORM;
 	/* Only an opted-in port ever raises a wait: nraised stays 0. */
 	if (port->nraised)
@@ -209,6 +211,7 @@ static const struct file_operations gpuar_port_fops = {
 	.release = gpuar_port_release,
 	.read_iter = gpuar_port_read_iter,
 	.poll = gpuar_port_poll,
+	.mmap = gpuar_area_mmap,	/* area.c */
 	.unlocked_ioctl = gpuar_port_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.show_fdinfo = gpuar_port_show_fdinfo,	/* stats.c */
@@ -246,6 +249,7 @@ static struct gpuar_port *gpuar_port_alloc(u32 record_version)
 	port->id = atomic64_inc_return(&gpuar_port_ids);
 	INIT_LIST_HEAD(&port->pending);
 	INIT_LIST_HEAD(&port->records);
+	INIT_LIST_HEAD(&port->spent);
 	port->pending_by_user = RB_ROOT;
 	port->queued_by_user = RB_ROOT;
 	INIT_LIST_HEAD(&port->global);
@@ -279,8 +283,11 @@ int gpuar_port_create(const void __user *uarg)
 			    &usize);
 	if (ret)
 		return ret;
-	if ((pc.flags & ~GPUAR_PORT_FLAGS_ALL) || pc.pad ||
+	if ((pc.flags & ~GPUAR_PORT_FLAGS_ALL) ||
 	    pc.record_version > GPUAR_RECORD_VERSION_MAX)
+		return -EINVAL;
+	/* ring_entries was pad: 0 without the area, as pad always was. */
+	if (!(pc.flags & GPUAR_PORT_AREA) && pc.ring_entries)
 		return -EINVAL;
 	if ((pc.flags & GPUAR_PORT_IMMINENT_RDBAND) &&
 	    !(pc.flags & GPUAR_PORT_IMMINENT))
@@ -304,6 +311,11 @@ int gpuar_port_create(const void __user *uarg)
 				      EPOLLRDBAND : EPOLLPRI;
 	mmgrab(current->mm);
 	port->mm = current->mm;
+	if (pc.flags & GPUAR_PORT_AREA) {
+		ret = gpuar_area_create(port, pc.ring_entries);
+		if (ret)
+			goto err_free;
+	}
 
 	fd = get_unused_fd_flags(O_RDWR |
 				 (pc.flags & GPUAR_PORT_CLOEXEC ? O_CLOEXEC : 0));

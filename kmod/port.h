@@ -32,7 +32,12 @@
  *   until it ends under the lock, then on the record queue (and, unless
  *   cancelled, in the queued index by user data) until a reader copies it
  *   out and frees it (process context; a fence wait drops its fence
- *   reference as soon as it ended, see fence_wait.c). Each source
+ *   reference as soon as it ended, see fence_wait.c). On a port with
+ *   the area (area.c) the record goes to the shared ring instead while
+ *   the queue is empty and the ring has room, and the wait is spent: off
+ *   both indexes, on port->spent with only the port's reference, which
+ *   process context drops (record.c's gpuar_spent_free) since the record
+ *   may enter the ring in hard IRQ or mid-walk. Each source
  *   takes its wait off its own queues (gpuar_word_end_locked; a fence wait
  *   has none) before the source-agnostic gpuar_wait_complete_locked()
  *   queues the record.
@@ -117,11 +122,12 @@ enum gpuar_imminent_state {
 
 enum gpuar_wait_state {
 	GPUAR_WAIT_PENDING,		/* on port->pending */
-	GPUAR_WAIT_DONE,		/* on port->records */
+	GPUAR_WAIT_DONE,		/* on port->records, or spent (port->spent) */
 };
 
 struct gpuar_wait {
-	struct list_head node;		/* [L] port->pending or port->records */
+	/* [L] port->pending, port->records, or port->spent (in the ring) */
+	struct list_head node;
 	/*
 	 * [L] port->pending_by_user while pending (until a canceller
 	 * collects it), then port->queued_by_user while its record is
@@ -178,6 +184,7 @@ struct gpuar_port_counters {
 	/* Not in the ABI's statistics: fdinfo and debugfs (stats.c). */
 	u64 verify_queued;		/* verify works queued (line_watch.c) */
 	u64 verify_looks;		/* lines looked at by them */
+	u64 area_overflows;		/* records the full ring sent to the queue */
 };
 
 /*
@@ -203,6 +210,22 @@ struct gpuar_port {
 
 	struct list_head pending;	/* [L] waits not yet completed */
 	struct list_head records;	/* [L] completed, in completion order */
+
+	/*
+	 * The area (area.c; NULL without GPUAR_PORT_AREA): the shared page
+	 * and the ring after it, the geometry fixed at creation. The
+	 * module's own copies of what it writes there: tail (also read
+	 * without the lock, acquire: area.c) and flags. A wait whose record
+	 * went to the ring is spent: off every index, it waits on @spent
+	 * for process context to drop the port's reference (record.c).
+	 */
+	struct gpuar_area *area;
+	struct gpuar_record *ring;
+	u32 area_bytes;
+	u32 ring_entries;
+	u32 ring_tail;			/* [L] written */
+	u32 area_flags;			/* [L] */
+	struct list_head spent;		/* [L] */
 	/*
 	 * [L] The same waits by user data (user_index.c), for cancel: every
 	 * pending wait no canceller has collected, and every queued record
@@ -317,7 +340,8 @@ static inline u64 gpuar_now_ns(void)
  * the word waits of a line whose memory went (word_check.c); the word_*.c
  * files (their order in word.h) and fence_wait.c add and end their
  * waits through record.c, which keeps them indexed by user data
- * (user_index.c) for cancel.c to find.
+ * (user_index.c) for cancel.c to find and puts their records in the
+ * area's ring (area.c) or its queue.
  */
 
 /* port.c: creation, file operations, teardown, the port list */
@@ -445,6 +469,21 @@ bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count);
 bool gpuar_waits_fit(struct gpuar_port *port, u32 count);
 ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to);
 void gpuar_records_free(struct gpuar_port *port);
+bool gpuar_records_ready(struct gpuar_port *port);
+void gpuar_spent_free(struct gpuar_port *port);
+
+/* area.c: the ring shared with userspace (GPUAR_PORT_AREA) */
+int gpuar_area_create(struct gpuar_port *port, u32 entries_wanted);
+void gpuar_area_free(struct gpuar_port *port);
+int gpuar_area_mmap(struct file *file, struct vm_area_struct *vma);
+u32 gpuar_area_used_locked(struct gpuar_port *port);
+bool gpuar_area_ready(struct gpuar_port *port);
+bool gpuar_area_push_locked(struct gpuar_port *port,
+			    const struct gpuar_record *rec);
+void gpuar_area_overflow_locked(struct gpuar_port *port, bool on);
+ssize_t gpuar_area_take(struct gpuar_port *port, struct iov_iter *to);
+bool gpuar_area_holds(struct gpuar_port *port, u64 user_data);
+void gpuar_area_show(struct seq_file *m, struct gpuar_port *port);
 
 /* user_index.c: waits by user data (port->pending_by_user, ->queued_by_user) */
 void gpuar_user_index_add(struct rb_root *index, struct gpuar_wait *w);

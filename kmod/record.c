@@ -17,6 +17,14 @@
  * The wait itself is the queued record, so queuing never allocates and
  * never fails: the number queued is bounded by the port's wait limit,
  * which a wait keeps counting against until its record is read.
+ *
+ * An area port (area.c) puts the record in the shared ring instead while
+ * the ring has room and the queue is empty, so records keep their order:
+ * once one queues, every later one queues behind it (GPUAR_AREA_OVERFLOW
+ * set) until a read() has moved the queue back into the ring. A record in
+ * the ring counts against the limit until a consumer takes it. Its wait
+ * is then spent: off the lists and indexes, on port->spent until process
+ * context drops the port's reference (gpuar_spent_free).
  */
 #include <linux/poll.h>
 #include <linux/sched.h>
@@ -72,14 +80,24 @@ void gpuar_wait_complete_locked(struct gpuar_port *port, struct gpuar_wait *w,
 	r->source = w->source;
 	r->outcome = outcome;
 	w->state = GPUAR_WAIT_DONE;
-	list_move_tail(&w->node, &port->records);
 	gpuar_user_index_del(&port->pending_by_user, w);
-	/* A dead line's record (-EFAULT) is no cancellation's: a cancel asks. */
-	if (outcome != GPUAR_OUTCOME_CANCELLED || status != -ECANCELED)
-		gpuar_user_index_add(&port->queued_by_user, w);
 	port->npending--;
-	port->nqueued++;
 	port->cnt.outcomes[outcome]++;
+	if (port->area && list_empty(&port->records) &&
+	    gpuar_area_push_locked(port, r)) {
+		/* The ring has the record; a cancel looks there (area.c). */
+		list_move_tail(&w->node, &port->spent);
+	} else {
+		list_move_tail(&w->node, &port->records);
+		/* A dead line's (-EFAULT) is no cancellation's: a cancel asks. */
+		if (outcome != GPUAR_OUTCOME_CANCELLED || status != -ECANCELED)
+			gpuar_user_index_add(&port->queued_by_user, w);
+		port->nqueued++;
+		if (port->area) {
+			port->cnt.area_overflows++;
+			gpuar_area_overflow_locked(port, true);
+		}
+	}
 	trace_gpuar_complete(port, r);
 	if (port->quiet_reader)
 		port->quiet_queued++;
@@ -146,14 +164,22 @@ void gpuar_pri_wake_locked(struct gpuar_port *port)
 bool gpuar_waits_fit_locked(struct gpuar_port *port, u32 count)
 {
 	lockdep_assert_held(&port->lock);
-	return (u64)port->npending + port->nqueued + count <=
+	return (u64)port->npending + port->nqueued +
+	       gpuar_area_used_locked(port) + count <=
 	       READ_ONCE(gpuar_max_waits);
 }
 
+/*
+ * The submitters' first look, in process context before they allocate:
+ * also where the spent waits of an area port are freed, so those never
+ * outnumber the waits that completed since the last submit (at most
+ * max_waits) whoever reaps the ring.
+ */
 bool gpuar_waits_fit(struct gpuar_port *port, u32 count)
 {
 	bool fit;
 
+	gpuar_spent_free(port);
 	spin_lock_irq(&port->lock);
 	fit = gpuar_waits_fit_locked(port, count);
 	spin_unlock_irq(&port->lock);
@@ -218,19 +244,83 @@ static void gpuar_records_drop(struct gpuar_port *port, unsigned int n)
 }
 
 /*
- * Move queued records to the user, oldest first, whole records only;
- * read_mutex held. Records are copied out before they leave the queue, so
- * a fault loses nothing, and read_mutex makes copy-then-drop atomic
- * against other readers. Returns bytes moved, or -EFAULT if the first
- * record could not be.
+ * Is a record there for a reader: queued, or in the area's ring? Any
+ * context, no lock: the answer of a look, as READ_ONCE(nqueued) was.
  */
-ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to)
+bool gpuar_records_ready(struct gpuar_port *port)
+{
+	return READ_ONCE(port->nqueued) || gpuar_area_ready(port);
+}
+
+/*
+ * Process context: drop the port's reference of every spent wait (its
+ * record went to the ring). They wait for this because a record can
+ * reach the ring in hard IRQ (a fence callback) and in the middle of a
+ * walk that goes on using the wait (the timer, a cancel's chunk, a busy
+ * reader's check), where freeing it is neither allowed (a fence wait's
+ * last put drops its fence) nor safe. Others may still hold references
+ * (a canceller, the fence put work, a busy reader): the last put frees.
+ */
+void gpuar_spent_free(struct gpuar_port *port)
+{
+	struct gpuar_wait *w, *tmp;
+	LIST_HEAD(gone);
+
+	if (!port->area || list_empty_careful(&port->spent))
+		return;
+	spin_lock_irq(&port->lock);
+	list_splice_init(&port->spent, &gone);
+	spin_unlock_irq(&port->lock);
+	list_for_each_entry_safe(w, tmp, &gone, node) {
+		list_del(&w->node);
+		gpuar_wait_put(w);
+		cond_resched();
+	}
+}
+
+/*
+ * After a read, move what fits of the queue into the ring, oldest first,
+ * GPUAR_COMMIT_CHUNK per hold of the lock; the queue empty, the overflow
+ * flag goes off. read_mutex held: records leave the queue only under it.
+ * No wake-up: these records were ready already, and the reader that
+ * leaves any behind wakes the next (port.c).
+ */
+static void gpuar_records_refill(struct gpuar_port *port)
+{
+	struct gpuar_wait *w;
+	unsigned int n;
+
+	lockdep_assert_held(&port->read_mutex);
+	for (n = GPUAR_COMMIT_CHUNK; n == GPUAR_COMMIT_CHUNK;) {
+		spin_lock_irq(&port->lock);
+		for (n = 0; n < GPUAR_COMMIT_CHUNK; n++) {
+			w = list_first_entry_or_null(&port->records,
+						     struct gpuar_wait, node);
+			if (!w || !gpuar_area_push_locked(port, &w->rec))
+				break;
+			list_move_tail(&w->node, &port->spent);
+			gpuar_user_index_del(&port->queued_by_user, w);
+			port->nqueued--;
+		}
+		if (list_empty(&port->records))
+			gpuar_area_overflow_locked(port, false);
+		spin_unlock_irq(&port->lock);
+		cond_resched();
+	}
+}
+
+/*
+ * The queue's part of a read: records are copied out before they leave
+ * the queue, so a fault loses nothing, and read_mutex makes
+ * copy-then-drop atomic against other readers. @done: bytes the read
+ * moved already.
+ */
+static ssize_t gpuar_records_move_queue(struct gpuar_port *port,
+					struct iov_iter *to, ssize_t done)
 {
 	struct gpuar_record batch[GPUAR_READ_BATCH];
 	const size_t rsize = sizeof(batch[0]);
-	ssize_t done = 0;
 
-	lockdep_assert_held(&port->read_mutex);
 	for (;;) {
 		unsigned int want, got;
 		size_t copied;
@@ -252,9 +342,37 @@ ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to)
 }
 
 /*
- * Release: free every record left unread. Nothing else can touch the
- * queue any more (no pending wait, no timer, no reader), so no lock, and
- * the queued index goes with the port.
+ * Move records to the user, oldest first, whole records only; read_mutex
+ * held. An area port's ring comes first (area.c takes its records by the
+ * consumers' swap), then the queue, whose records are all younger (none
+ * enters the ring while the queue holds one); then the queue refills the
+ * ring. A read that lost GPUAR_AREA_CAS_TRIES swaps to userspace's
+ * consumers goes on to the queue even though the ring may hold older
+ * records: those are the racing consumers' to return. Returns bytes
+ * moved, or -EFAULT if the first record could not be.
+ */
+ssize_t gpuar_records_move(struct gpuar_port *port, struct iov_iter *to)
+{
+	ssize_t done = 0;
+
+	lockdep_assert_held(&port->read_mutex);
+	if (port->area) {
+		done = gpuar_area_take(port, to);
+		if (done < 0)
+			return done;
+	}
+	done = gpuar_records_move_queue(port, to, done);
+	if (port->area) {
+		gpuar_records_refill(port);
+		gpuar_spent_free(port);
+	}
+	return done;
+}
+
+/*
+ * Release: free every record left unread, and every spent wait. Nothing
+ * else can touch the queue any more (no pending wait, no timer, no
+ * reader), so no lock, and the queued index goes with the port.
  */
 void gpuar_records_free(struct gpuar_port *port)
 {
@@ -262,6 +380,7 @@ void gpuar_records_free(struct gpuar_port *port)
 	LIST_HEAD(done);
 
 	list_splice_init(&port->records, &done);
+	list_splice_init(&port->spent, &done);
 	list_for_each_entry_safe(w, tmp, &done, node) {
 		list_del(&w->node);
 		gpuar_wait_put(w);

@@ -30,7 +30,8 @@ static void gpuar_port_stats_fill(struct gpuar_port *port,
 	st->lease_expiries = c->lease_expiries;
 	st->budget_stretched = c->budget_stretched;
 	st->pending = port->npending;
-	st->queued = port->nqueued;
+	/* Unread: a record in the area's ring is as queued as any. */
+	st->queued = port->nqueued + gpuar_area_used_locked(port);
 	st->points = port->points.used;
 	st->wakeup_latency_ns = gpuar_wakelat_quantile(&port->wakelat);
 	spin_unlock_irq(&port->lock);
@@ -121,6 +122,7 @@ static void gpuar_port_show_costs(struct seq_file *m, struct gpuar_port *port)
 	 * where the kernel does not export free_uid (compat.h).
 	 */
 	seq_printf(m, "pin_charge:\t%s\n", port->user ? "user" : "module");
+	gpuar_area_show(m, port);
 }
 
 void gpuar_port_show(struct seq_file *m, struct gpuar_port *port)

@@ -36,6 +36,9 @@ _Static_assert(sizeof(struct gpuar_port_stats) == GPUAR_PORT_STATS_SIZE_VER2, ""
 _Static_assert(offsetof(struct gpuar_port_stats, imminent) == GPUAR_PORT_STATS_SIZE_VER1, "");
 _Static_assert(sizeof(struct gpuar_claim) == GPUAR_CLAIM_SIZE_VER1, "");
 _Static_assert(sizeof(struct gpuar_claim_entry) == GPUAR_CLAIM_ENTRY_SIZE_VER1, "");
+_Static_assert(sizeof(struct gpuar_area) == GPUAR_AREA_SIZE_VER1, "");
+_Static_assert(offsetof(struct gpuar_area, tail) == 64, "the module's cache line");
+_Static_assert(offsetof(struct gpuar_area, head) == 128, "the consumers' cache line");
 _Static_assert(sizeof(struct gpuar_wait_ready) == GPUAR_WAIT_READY_SIZE_VER1, "");
 _Static_assert(sizeof(struct gpuar_point_stats) == GPUAR_POINT_STATS_SIZE_VER1, "");
 _Static_assert(sizeof(struct gpuar_word_wait) == GPUAR_WORD_WAIT_SIZE_VER1, "");

@@ -12,7 +12,8 @@
  * CLAIM with good, faulting and huge entries, counts and leases,
  * WAIT_READY with deadlines at the clock's extremes, cancel, statistics,
  * reads of odd sizes into bad or partly mapped buffers, blocking reads,
- * io_uring reads left in flight, poll, dup and close, and forked
+ * io_uring reads left in flight, poll, dup and close, ports with the
+ * shared completion area reaped by swap and scribbled over, and forked
  * children acting on inherited ports, while a device thread stores into
  * the lines (kfuzz.h lists the files).
  *
@@ -21,10 +22,12 @@
  *     it (anything else is a finding, printed with the call's number);
  *   - every committed wait yields exactly one record, whoever ends it (the
  *     device, a cancel, a claimer's read, a lease that ran out, a
- *     backstop): each wait carries a fresh user_data, a record of an
+ *     backstop) and whoever takes it (read(), io_uring, or a swap of the
+ *     area's head): each wait carries a fresh user_data, a record of an
  *     unknown or already seen user_data, or of a batch that failed, is a
  *     finding, and at the end (fences signalled, backstops past) every
- *     port's committed waits have all been read;
+ *     port's committed waits have all been read; a port whose area kfuzz
+ *     scribbled over leaves this count from then on (kfuzz_area.c);
  *   - a dead line's record (CANCELLED, -EFAULT) only for a word wait on a
  *     line whose page the fuzzer remapped or dropped while it was
  *     registered (the line died), never for a page only paged out or, in
@@ -128,8 +131,6 @@ bool chance(unsigned int pct)
 	return below(100) < pct;
 }
 
-static const int create_ok[] = { EINVAL, EMFILE, ENOMEM, 0 };
-
 static void *device_run(void *arg)
 {
 	size_t words = LINE_PAGES * (size_t)page / 8;
@@ -154,22 +155,39 @@ static void op_create(int p)
 	struct kport *kp = &ports[p];
 	__u32 flags = chance(90) ? GPUAR_PORT_CLOEXEC |
 				   (chance(50) ? GPUAR_PORT_NONBLOCK : 0) |
-				   (chance(40) ? GPUAR_PORT_IMMINENT : 0) :
+				   (chance(40) ? GPUAR_PORT_IMMINENT : 0) |
+				   (chance(40) ? GPUAR_PORT_AREA : 0) :
 				   (__u32)rnd();
-	int fd = t_port_open(flags);
+	int fd = area_port_create(flags);
+	struct gpuar_area *a;
+	size_t len = 0;
 
-	expect_errno("PORT_CREATE", fd, create_ok);
 	if (fd < 0)
 		return;
+	a = area_map(fd, flags & GPUAR_PORT_AREA, &len);
 	pthread_rwlock_wrlock(&kp->use);
 	if (kp->fd < 0) {
 		port_opened(p, fd, flags);
+		kp->area = a;
+		kp->area_len = len;
 		line_event(p, 'O', 0, fd);
 		fd = -1;
+		a = NULL;
 	}
 	pthread_rwlock_unlock(&kp->use);
+	if (a)
+		munmap(a, len);
 	if (fd >= 0)
 		close(fd);
+}
+
+/* Half the time the area's mapping goes before the port's fd. */
+static void area_unmap(struct kport *kp)
+{
+	if (kp->area && chance(50)) {
+		munmap(kp->area, kp->area_len);
+		kp->area = NULL;
+	}
 }
 
 /* Close (or swap for a dup): what was committed and unread is gone. */
@@ -186,8 +204,13 @@ static void op_close(int p)
 			kp->fd = dupfd;
 		}
 	} else {
+		area_unmap(kp);
 		close(kp->fd);
 		kp->fd = -1;
+		if (kp->area) {
+			munmap(kp->area, kp->area_len);
+			kp->area = NULL;
+		}
 		port_closed(p);
 		line_event(p, 'C', 0, 0);
 	}
@@ -332,7 +355,7 @@ enum op {
 	OP_CANCEL, OP_STATS, OP_READ, OP_POLL, OP_CLOSE, OP_FORK, OP_REMAP,
 	OP_CREATE, OP_IMM_WORDS, OP_IMM_STORE, OP_CLAIM, OP_WAIT_READY,
 	OP_READ_BLOCK, OP_REGISTER_RO, OP_UNREG_HINT, OP_URING, OP_DUP,
-	OP_PAGEOUT, OPS
+	OP_PAGEOUT, OP_AREA_REAP, OP_SCRIBBLE, OPS
 };
 
 static const struct mix_op main_ops[OPS] = {
@@ -359,6 +382,8 @@ static const struct mix_op main_ops[OPS] = {
 	[OP_URING] = { "uring", 2 },
 	[OP_DUP] = { "dup", 1 },
 	[OP_PAGEOUT] = { "pageout", 1 },
+	[OP_AREA_REAP] = { "area_reap", 6 },
+	[OP_SCRIBBLE] = { "scribble", 1 },
 };
 
 static const struct mix_op racer_ops[OPS] = {
@@ -385,6 +410,8 @@ static const struct mix_op racer_ops[OPS] = {
 	[OP_URING] = { "uring", 6 },
 	[OP_DUP] = { "dup", 3 },
 	[OP_PAGEOUT] = { "pageout", 0 },
+	[OP_AREA_REAP] = { "area_reap", 8 },
+	[OP_SCRIBBLE] = { "scribble", 0 },
 };
 
 static struct mix mix = { .ops = main_ops, .n = OPS };
@@ -435,6 +462,12 @@ static void port_call(struct kctx *c, enum op which, struct pslot *s)
 	case OP_URING:
 		op_uring(c, s);
 		break;
+	case OP_AREA_REAP:
+		op_area_reap(s);
+		break;
+	case OP_SCRIBBLE:
+		op_scribble(s);
+		break;
 	default:
 		op_read(s);
 		break;
@@ -457,6 +490,7 @@ static void dup_call(struct kctx *c, struct pslot *s)
 	if (fd < 0)
 		return;
 	s->fd = fd;
+	s->area = NULL;		/* the mapping is the port's, not held here */
 	port_call(c, via_dup[below(sizeof(via_dup) / sizeof(*via_dup))], s);
 	close(fd);
 }
@@ -507,6 +541,8 @@ static enum op draw_call(struct kctx *c, const struct mix *m)
 	s.inc = kp->inc;
 	s.imminent = kp->imminent;
 	s.nonblock = kp->nonblock;
+	s.area = kp->area;
+	s.area_len = kp->area_len;
 	if (op == OP_DUP) {
 		dup_call(c, &s);
 		return op;
@@ -648,10 +684,19 @@ static void drain(void)
 		fcntl(ports[p].fd, F_SETFL, O_NONBLOCK);
 		for (;;) {
 			ssize_t got;
+			bool owed;
 
 			orc_lock();
 			unread = ports[p].unread;
+			/* A scribbled port owes nothing: read what is there. */
+			owed = !inc_scribbled(ports[p].inc);
 			orc_unlock();
+			if (!owed) {
+				unread = 0;
+				while (read(ports[p].fd, r, sizeof(r)) > 0)
+					;
+				break;
+			}
 			if (!unread || mono_ns() >= deadline)
 				break;
 			if (!fd_readable(ports[p].fd, 100))
@@ -835,6 +880,7 @@ int main(int argc, char **argv)
 		mix_print_profile(&racer_mix, "kfuzz racers");
 	imminent_summary();
 	race_summary();
+	area_summary();
 	findings_summary();
 	printf("# kfuzz: %llu waits ended by their line's death\n",
 	       (unsigned long long)dead_records);

@@ -8,6 +8,8 @@
  *   kfuzz_imminent.c  imminent waits, CLAIM, WAIT_READY, blocking reads
  *   kfuzz_race.c      the racers' own calls: io_uring reads, a dup'd fd,
  *                     a line register that faults against an unregister
+ *   kfuzz_area.c      the area: ports with one, its ring reaped by swap,
+ *                     scribbling over it
  */
 #ifndef GPUAR_SELFTEST_KFUZZ_H
 #define GPUAR_SELFTEST_KFUZZ_H
@@ -64,6 +66,12 @@ struct kport {
 	/* The rest under the oracle's lock. */
 	uint32_t inc;		/* incarnation; inc % PORTS is the slot */
 	bool imminent, nonblock;
+	/*
+	 * The area's mapping (GPUAR_PORT_AREA), NULL without: made and
+	 * unmapped by the main thread with use held for writing, like fd.
+	 */
+	struct gpuar_area *area;
+	size_t area_len;
 	uint64_t unread;	/* committed waits whose record is not read */
 	__u32 lines[MAX_LINES];
 	unsigned int nlines;
@@ -107,6 +115,8 @@ struct pslot {
 	int p, fd;
 	uint32_t inc;
 	bool imminent, nonblock;
+	struct gpuar_area *area;	/* NULL: none, or not for this call */
+	size_t area_len;
 };
 
 /* ------------------------------------------------------------ a thread */
@@ -163,6 +173,8 @@ void fences_settle(const struct pslot *s, const struct gpuar_fence_wait *f,
 void records_account(uint32_t inc, const struct gpuar_record *r, int n);
 void port_closed(int p);
 void port_opened(int p, int fd, __u32 flags);
+void port_scribbled(uint32_t inc);
+bool inc_scribbled(uint32_t inc);
 __u64 recent_id(void);
 
 /* Lines: each change between lines_begin and lines_end. */
@@ -226,6 +238,13 @@ void op_claim(const struct pslot *s);
 void op_wait_ready(struct kctx *c, const struct pslot *s);
 void op_read_block(struct kctx *c, const struct pslot *s);
 void imminent_summary(void);
+
+/* kfuzz_area.c */
+int area_port_create(__u32 flags);
+struct gpuar_area *area_map(int fd, bool has_area, size_t *len);
+void op_area_reap(const struct pslot *s);
+void op_scribble(const struct pslot *s);
+void area_summary(void);
 
 /* kfuzz_race.c */
 void ro_args_map(void);

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIX_OPS_MAX 24
+#define MIX_OPS_MAX 32
 #define MIX_THIN_MAX 5		/* thinned at most to 1/32 */
 
 struct mix_op {

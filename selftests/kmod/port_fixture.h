@@ -100,6 +100,21 @@ static inline int t_version(int dev, struct gpuar_version *v)
 	return ioctl(dev, GPUAR_IOC_VERSION, v);
 }
 
+/* The module's feature bits (GPUAR_FEATURE_*), or 0 if VERSION fails. */
+static inline __u64 t_features(void)
+{
+	struct gpuar_version v;
+	int dev = t_dev_open();
+	__u64 f = 0;
+
+	if (dev < 0)
+		return 0;
+	if (!t_version(dev, &v))
+		f = v.features;
+	close(dev);
+	return f;
+}
+
 /* A new port fd (the ioctl's return value), or -1 with errno. */
 static inline int t_port_create(int dev, __u32 flags)
 {

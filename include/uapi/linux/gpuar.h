@@ -330,6 +330,8 @@ struct gpuar_record {
 #define GPUAR_FEATURE_LINE_WATCH (1ULL << 5)
 /* GPUAR_PORT_IMMINENT_RDBAND: imminence as EPOLLRDBAND (below). */
 #define GPUAR_FEATURE_IMMINENT_RDBAND (1ULL << 6)
+/* GPUAR_PORT_AREA: records in a ring shared with userspace (below). */
+#define GPUAR_FEATURE_AREA (1ULL << 7)
 
 struct gpuar_version {
 	__u32 size;
@@ -364,15 +366,28 @@ struct gpuar_version {
  */
 #define GPUAR_PORT_IMMINENT (1U << 2)
 #define GPUAR_PORT_IMMINENT_RDBAND (1U << 3)
+/* The shared completion area (GPUAR_FEATURE_AREA): see "The area" below. */
+#define GPUAR_PORT_AREA (1U << 4)
 #define GPUAR_PORT_FLAGS_ALL \
 	(GPUAR_PORT_CLOEXEC | GPUAR_PORT_NONBLOCK | GPUAR_PORT_IMMINENT | \
-	 GPUAR_PORT_IMMINENT_RDBAND)
+	 GPUAR_PORT_IMMINENT_RDBAND | GPUAR_PORT_AREA)
 
 struct gpuar_port_create {
 	__u32 size;
 	__u32 flags;
 	__u32 record_version;	/* GPUAR_RECORD_VERSION_*; 0 means version 1 */
-	__u32 pad;
+	/*
+	 * With GPUAR_PORT_AREA: the ring's size in records, rounded up to a
+	 * power of two, between GPUAR_AREA_RING_MIN and GPUAR_AREA_RING_MAX
+	 * (else EINVAL); 0 asks for the module's default, max_waits rounded
+	 * up (kept between GPUAR_AREA_RING_MIN and GPUAR_AREA_RING_MAX).
+	 * Without the flag it must be 0 (it was pad in ABI v1, and still
+	 * reads as pad).
+	 */
+	union {
+		__u32 pad;
+		__u32 ring_entries;
+	};
 };
 
 /* ------------------------------------------------------- port ioctls */
@@ -537,6 +552,89 @@ struct gpuar_wait_ready {
 	__u32 flags;		/* must be zero */
 	__aligned_u64 deadline_ns;
 };
+
+/* ----------------------------------------------------------- the area */
+
+/*
+ * The area (ports created with GPUAR_PORT_AREA; GPUAR_FEATURE_AREA): memory
+ * the port shares with userspace, so records are reaped with no system
+ * call. mmap() the port fd at offset 0, MAP_SHARED, PROT_READ | PROT_WRITE,
+ * for struct gpuar_area's bytes (map its first page to learn them; a
+ * mapping that is private, past bytes, at another offset, or of a port
+ * without the area is EINVAL, ENODEV for the last). Any holder of the fd
+ * may map it, in any address space, as any holder may read().
+ *
+ * The ring holds ring_entries records of record_size bytes (the port's
+ * record version) at ring_off, indexed by free-running __u32 counters:
+ * the module writes the record for index tail at ring[tail & ring_mask],
+ * then advances tail with a store-release; consumers advance head. The
+ * module is the only producer; consumers may be many (threads, read()),
+ * so a consumer takes the record at head only by a compare-and-swap of
+ * head from h to h + 1, and copies it out *before* the swap: the module
+ * never rewrites ring[h & ring_mask] while head is h, so a swap that
+ * succeeds proves the copy whole. The consumer's loop:
+ *
+ *   h = load(head)
+ *   while (h != load_acquire(tail)):
+ *       rec = ring[h & ring_mask]
+ *       if cas(head, h, h + 1): take rec, h = h + 1
+ *       else: h = the value the failed cas saw
+ *   if load_acquire(flags) & GPUAR_AREA_OVERFLOW: read() the port
+ *
+ * Records enter the ring in completion order. One that finds the ring
+ * full (tail - head == ring_entries) waits in the port's queue instead,
+ * GPUAR_AREA_OVERFLOW is set while any does, and every later record
+ * queues behind it, so order holds: read() returns the ring's records
+ * first (taking them by the same swap), then the queue's, and moves what
+ * fits of the queue back into the ring. read(), poll and the rest of
+ * this header treat a record in the ring as queued: EPOLLIN while
+ * tail != head or the queue holds one; a record stops counting against
+ * the port's wait limit when it is taken from the ring; a cancel that
+ * finds the wait's record in the ring (between head and tail when it
+ * looks) answers EALREADY. GPUAR_AREA_OVERFLOW is the reaper's hint, set
+ * as a record queues: a consumer that found the ring empty just as one
+ * queued may see the flag clear, but poll and a blocking read() see
+ * that record, so one that waits there next misses nothing.
+ *
+ * What the module trusts: nothing. It writes magic .. record_size once
+ * and tail and flags as they change, keeps its own copies, and never
+ * reads them back. It reads the ring's records only to pass them on
+ * (read()) and to answer a cancel (a scribbled record can turn that
+ * answer from ENOENT to EALREADY or back, for its own port). The one
+ * field it acts on is head, and a head that does not lie within
+ * ring_entries behind tail counts as a full ring holding nothing to
+ * read: records go to the queue, where read() still finds them, the
+ * wait limit counts ring_entries records in the ring, and there is no
+ * EPOLLIN for it. Scribbling over the area loses the scribbler its own
+ * records, nothing else.
+ */
+#define GPUAR_AREA_MAGIC 0x72617067	/* "gpar", little-endian */
+#define GPUAR_AREA_RING_MIN 8
+#define GPUAR_AREA_RING_MAX 65536
+
+/* gpuar_area.flags */
+#define GPUAR_AREA_OVERFLOW (1U << 0)	/* records wait in the queue: read() */
+
+struct gpuar_area {
+	/* Written once at creation. */
+	__u32 magic;		/* GPUAR_AREA_MAGIC */
+	__u32 size;		/* sizeof this struct as the module knows it */
+	__u32 bytes;		/* the whole area: the length to mmap */
+	__u32 ring_off;		/* byte offset of the ring */
+	__u32 ring_entries;	/* a power of two */
+	__u32 ring_mask;	/* ring_entries - 1 */
+	__u32 record_size;	/* bytes per ring entry: the record version's */
+	__u32 reserved0[9];
+	/* The module's: its own cache line. */
+	__u32 tail;		/* the next record's index (store-release) */
+	__u32 flags;		/* GPUAR_AREA_* */
+	__u32 reserved1[14];
+	/* The consumers': its own cache line. */
+	__u32 head;		/* the next record to take (compare-and-swap) */
+	__u32 reserved2[15];
+};
+
+#define GPUAR_AREA_SIZE_VER1	192
 
 /* ------------------------------------------------------------ ioctls */
 
