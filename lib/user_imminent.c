@@ -131,6 +131,21 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 	return (int)n;
 }
 
+/*
+ * The claimer (lib/imminent.c) stopped at its slice with claims still
+ * watched, or let go of the last: the fd stays readable meanwhile, so
+ * the caller's loop serves its other fds and comes back to resume them.
+ */
+void uport_claim_held(struct gpuar_port *port, bool held)
+{
+	struct uport *u = uport_of(port);
+
+	pthread_mutex_lock(&u->lock);
+	u->claim_held = held;
+	uport_sync_eventfd(u);
+	pthread_mutex_unlock(&u->lock);
+}
+
 void uport_claims_moved(struct uport *u, u64 now)
 {
 	struct uheap *h = &u->heap[UH_CLAIM];

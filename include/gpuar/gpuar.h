@@ -307,11 +307,30 @@ struct gpuar_port_options {
 	 * lease_us where that is 0).
 	 */
 	uint32_t busy_read_us;
-	uint32_t reserved[13];		/* must be zero */
+	/*
+	 * Claim slice (GPUAR_PORT_IMMINENT): the most time one
+	 * gpuar_port_process() or zero-timeout gpuar_port_reap() call
+	 * watches its claimed words, in us (at most GPUAR_BUSY_READ_MAX_US),
+	 * so an event loop that awaits GPU work beside other fds serves them
+	 * between slices. The claim outlives the call: the next call
+	 * resumes watching the same waits without claiming again, until a
+	 * store or the lease's end, and meanwhile the user engine's fd
+	 * stays readable, so a loop comes back to it after its other fds.
+	 * 0: the default, GPUAR_CLAIM_SLICE_DEFAULT_US on the user engine
+	 * and the whole lease on the kernel engine (whose EPOLLPRI the
+	 * module lowers at the claim, so a slice there needs a loop that
+	 * calls again while gpuar_port_next_check_ns() is due);
+	 * GPUAR_CLAIM_SLICE_OFF: one call watches for the whole lease (the
+	 * 0.1 behaviour). Blocking reaps always watch within their timeout.
+	 */
+	uint32_t claim_slice_us;
+	uint32_t reserved[12];		/* must be zero */
 };
 
 #define GPUAR_BUSY_READ_MAX_US 100000U	/* as the module's parameter */
 #define GPUAR_BUSY_READ_OFF UINT32_MAX
+#define GPUAR_CLAIM_SLICE_DEFAULT_US 20U
+#define GPUAR_CLAIM_SLICE_OFF UINT32_MAX
 
 struct gpuar_port;
 struct gpuar_line;
