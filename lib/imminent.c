@@ -179,7 +179,7 @@ static void held_prune(struct gpuar_port *port, u64 now)
 		port->held[k++] = *e;
 	}
 	pthread_mutex_unlock(&port->lines_lock);
-	__atomic_store_n(&port->nheld, k, __ATOMIC_RELAXED);
+	port->nheld = k;
 }
 
 /* Tell the engine whether claims are held, when that changed (claim_lock). */
@@ -195,7 +195,8 @@ static void held_ready(struct gpuar_port *port)
 
 /*
  * The claims to watch into @e: those held from a sliced call, else new
- * ones. Returns how many, or the claim's negative errno.
+ * ones. Returns how many, or the claim's negative errno; with none, the
+ * engine is told that nothing is held.
  */
 static int held_or_claim(struct gpuar_port *port,
 			 struct gpuar_claim_entry *e, u64 now)
@@ -212,26 +213,23 @@ static int held_or_claim(struct gpuar_port *port,
 					 __ATOMIC_RELAXED);
 			n = 0;
 		}
-		__atomic_store_n(&port->nheld, n > 0 ? (u32)n : 0, __ATOMIC_RELAXED);
+		port->nheld = n > 0 ? (u32)n : 0;
 	}
 	n = n < 0 ? n : (int)port->nheld;
 	if (n > 0)
 		memcpy(e, port->held, (size_t)n * sizeof(*e));
-	held_ready(port);
+	else
+		held_ready(port);
 	pthread_mutex_unlock(&port->claim_lock);
 	return n;
 }
 
-void gpuar_imminent_settle(struct gpuar_port *port)
-{
-	if (!__atomic_load_n(&port->nheld, __ATOMIC_RELAXED))
-		return;
-	pthread_mutex_lock(&port->claim_lock);
-	held_prune(port, gpuar_now_ns());
-	held_ready(port);
-	pthread_mutex_unlock(&port->claim_lock);
-}
-
+/*
+ * A store ends the watch at once, the claims left as they are: the
+ * record is the caller's first concern, and the next call that finds
+ * no record lets the reached claims go. A watch that ran to its end
+ * tells the engine whether claims are still held (the fd kept ready).
+ */
 int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns, bool sliced)
 {
 	struct gpuar_claim_entry e[GPUAR_BUSY_WAITS];
@@ -247,15 +245,18 @@ int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns, bool sliced)
 		if (n <= 0)
 			return n;
 		hit = claimed_wait(port, e, (u32)n, until);
+		if (hit)
+			return hit;
 		now = gpuar_now_ns();
 		pthread_mutex_lock(&port->claim_lock);
 		held_prune(port, now);
-		held_ready(port);
 		n = (int)port->nheld;
+		if (!n || now >= until)
+			held_ready(port);
 		pthread_mutex_unlock(&port->claim_lock);
 		/* The earliest lease ended: the others are watched on. */
-		if (hit || !n || now >= until)
-			return hit;
+		if (!n || now >= until)
+			return 0;
 	}
 }
 
@@ -264,11 +265,8 @@ int gpuar_imminent_reap(struct gpuar_port *port, struct gpuar_record *records,
 {
 	int ret = port->ops->reap(port, records, max, 0, -1);
 
-	if (ret != -EAGAIN) {
-		if (ret > 0)
-			gpuar_imminent_settle(port);
+	if (ret != -EAGAIN)
 		return ret;
-	}
 	ret = gpuar_imminent_serve(port, deadline_ns, sliced);
 	if (ret < 0)
 		return ret;

@@ -541,11 +541,8 @@ GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 		return -EPERM;
 	n = port->ops->process(port);
 	/* Records are queued: the caller reads them first, claims later. */
-	if (n != 0) {
-		if (n > 0 && port->imminent)
-			gpuar_imminent_settle(port);
+	if (n != 0)
 		return n;
-	}
 	hit = gpuar_imminent_serve(port, GPUAR_U64_MAX, true);
 	if (hit <= 0)
 		return hit;

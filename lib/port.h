@@ -137,13 +137,6 @@ int gpuar_imminent_check(u32 flags, const char *lacking, bool *imminent,
  */
 int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns, bool sliced);
 
-/*
- * Records came without a watch: forget the held claims whose word
- * reached its target (their records are among them), so the fd is not
- * kept ready for them.
- */
-void gpuar_imminent_settle(struct gpuar_port *port);
-
 /* The claim slice port options @claim_slice_us ask for on @engine, in ns. */
 u64 gpuar_imminent_slice_ns(u32 claim_slice_us, enum gpuar_engine engine);
 

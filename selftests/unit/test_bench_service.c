@@ -29,12 +29,15 @@ static struct bench_service_result made_up(void)
 	u->on.rtt_p50_us = 55;
 	u->on.rtt_p99_us = 150;
 	u->on.claims = 880;
+	u->on_lease = u->on;
+	u->on_lease.rtt_p50_us = 600;
 	u->idle = (struct bench_service_idle){ .ran = true, .first_s_pct = 20.5,
 		.after_pct = 0.25, .after_s = 3, .checks_after = 300,
 		.resubmits = 3 };
 	k->engine = "kernel";
 	strcpy(k->off.reason, "no \"/dev/gpuar\"");
 	strcpy(k->on.reason, "no /dev/gpuar");
+	strcpy(k->on_lease.reason, "no /dev/gpuar");
 	strcpy(k->idle.reason, "no /dev/gpuar");
 	return r;
 }
@@ -83,7 +86,8 @@ START_TEST(json_has_every_field)
 		"\"imminent_on\": {\"ran\": true", "\"rtt_p50_us\": 55.000",
 		"\"rtt_p99_us\": 150.000", "\"gpu_p50_us\": 40.000",
 		"\"claims\": 880", "\"rtt_p50_ratio\": 1.1000",
-		"\"rtt_p99_ratio\": 1.5000", "\"first_second_cpu_pct\": 20.500",
+		"\"rtt_p99_ratio\": 1.5000", "\"whole_lease_rtt_p50_ratio\": 12.0000",
+		"\"imminent_on_whole_lease\": {\"ran\": true", "\"first_second_cpu_pct\": 20.500",
 		"\"after_cpu_pct\": 0.250", "\"checks_after\": 300",
 		"\"resubmits\": 3", "\"engine\": \"kernel\"",
 		"\"reason\": \"no /dev/gpuar\"",
@@ -104,6 +108,7 @@ START_TEST(table_states_ratio_and_idle_cost)
 	char *t = render(&r, false);
 
 	ck_assert_msg(strstr(t, "rtt on/off: p50 1.10x, p99 1.50x"), "%s", t);
+	ck_assert_msg(strstr(t, "rtt on,lease/off: p50 12.00x"), "%s", t);
 	ck_assert_msg(strstr(t, "0.25% over the 3.0 s after"), "%s", t);
 	ck_assert_msg(strstr(t, "kernel  off       skipped:"), "%s", t);
 	free(t);

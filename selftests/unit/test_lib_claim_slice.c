@@ -90,8 +90,13 @@ static void slice_holds_the_claim(uint32_t claim_slice_us)
 	ck_assert_uint_eq(rec.user_data, f.seq);
 	ck_assert_uint_eq(rec.outcome, GPUAR_OUTCOME_EXACT);
 	ck_assert_int_eq(rec.status, 0);
-	/* Nothing held, nothing queued: the fd is quiet again. */
+	/*
+	 * The next call that finds no record lets the reached claim go:
+	 * nothing held, nothing queued, the fd is quiet again.
+	 */
+	ck_assert_int_eq(gpuar_port_process(f.port), 0);
 	ck_assert(!fd_ready(f.port, 0));
+	ck_assert_uint_eq(stats_of(f.port).claims, 1);
 	trained_port_close(&f);
 }
 
