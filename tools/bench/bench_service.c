@@ -149,13 +149,18 @@ struct gpu {
 	struct gpuar_word_wait wait;
 };
 
-static int gpu_open(struct gpu *g, enum gpuar_engine engine, bool imminent,
+/* How a mode's port watches: no imminent readiness, sliced, whole lease. */
+enum watch { WATCH_NONE, WATCH_SLICED, WATCH_LEASE };
+
+static int gpu_open(struct gpu *g, enum gpuar_engine engine, enum watch watch,
 		    const struct bench_service_config *cfg, char *why, size_t size)
 {
 	struct gpuar_port_options o = {
 		.engine = engine,
-		.flags = GPUAR_PORT_STRICT | (imminent ? GPUAR_PORT_IMMINENT : 0),
+		.flags = GPUAR_PORT_STRICT |
+			 (watch != WATCH_NONE ? GPUAR_PORT_IMMINENT : 0),
 		.device_path = cfg->device_path,
+		.claim_slice_us = watch == WATCH_LEASE ? GPUAR_CLAIM_SLICE_OFF : 0,
 	};
 	struct gpuar_error err = { 0 };
 	int r;
@@ -326,7 +331,7 @@ static void loop_run(struct loop *l)
 	}
 }
 
-static void run_mode(enum gpuar_engine engine, bool imminent,
+static void run_mode(enum gpuar_engine engine, enum watch watch,
 		     const struct bench_service_config *cfg,
 		     struct bench_service_mode *m)
 {
@@ -337,7 +342,7 @@ static void run_mode(enum gpuar_engine engine, bool imminent,
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (gpu_open(&g, engine, imminent, cfg, m->reason, sizeof(m->reason))) {
+	if (gpu_open(&g, engine, watch, cfg, m->reason, sizeof(m->reason))) {
 		gpu_close(&g);
 		return;
 	}
@@ -433,7 +438,7 @@ static void run_idle(enum gpuar_engine engine,
 	int ep = -1, r;
 
 	memset(w, 0, sizeof(*w));
-	if (gpu_open(&g, engine, true, cfg, w->reason, sizeof(w->reason)))
+	if (gpu_open(&g, engine, WATCH_SLICED, cfg, w->reason, sizeof(w->reason)))
 		goto out;
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	r = gpu_train(&g);
@@ -483,15 +488,17 @@ int bench_service_main(const struct bench_service_config *cfg,
 		struct bench_service_engine *e = &r.eng[r.engines++];
 
 		e->engine = engines[i].name;
-		run_mode(engines[i].engine, false, cfg, &e->off);
-		run_mode(engines[i].engine, true, cfg, &e->on);
+		run_mode(engines[i].engine, WATCH_NONE, cfg, &e->off);
+		run_mode(engines[i].engine, WATCH_SLICED, cfg, &e->on);
+		run_mode(engines[i].engine, WATCH_LEASE, cfg, &e->on_lease);
 		if (e->off.ran)
 			run_idle(engines[i].engine, cfg, &e->idle);
 		else
 			memcpy(e->idle.reason, e->off.reason,
 			       sizeof(e->idle.reason));
 		if (e->off.errors || e->on.errors ||
-		    (e->off.ran && (!e->on.ran || !e->idle.ran)))
+		    e->on_lease.errors ||
+		    (e->off.ran && (!e->on.ran || !e->on_lease.ran || !e->idle.ran)))
 			status = 1;
 	}
 	if (!r.eng[0].off.ran)

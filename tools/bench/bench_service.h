@@ -48,7 +48,12 @@ struct bench_service_idle {
 
 struct bench_service_engine {
 	const char *engine;		/* "user" or "kernel" */
-	struct bench_service_mode off, on;
+	/*
+	 * Imminent readiness off, on (the port's default claim slice), and
+	 * on with each claim watched for its whole lease in one call
+	 * (GPUAR_CLAIM_SLICE_OFF: what 0.1 did), for comparison.
+	 */
+	struct bench_service_mode off, on, on_lease;
 	struct bench_service_idle idle;
 };
 
