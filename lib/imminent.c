@@ -182,12 +182,18 @@ static void held_prune(struct gpuar_port *port, u64 now)
 	port->nheld = k;
 }
 
-/* Tell the engine whether claims are held, when that changed (claim_lock). */
-static void held_ready(struct gpuar_port *port)
+/*
+ * Tell the engine whether claims are held (claim_lock): when that changed,
+ * and at the end of every slice that leaves them held (@renew), so a
+ * poller that wakes on edges (io_uring's multishot poll, EPOLLET) sees
+ * the fd turn ready again.
+ */
+static void held_ready(struct gpuar_port *port, bool renew)
 {
 	bool held = port->nheld != 0;
 
-	if (held == port->held_ready || !port->ops->claim_held)
+	if ((held == port->held_ready && !(held && renew)) ||
+	    !port->ops->claim_held)
 		return;
 	port->ops->claim_held(port, held);
 	port->held_ready = held;
@@ -219,7 +225,7 @@ static int held_or_claim(struct gpuar_port *port,
 	if (n > 0)
 		memcpy(e, port->held, (size_t)n * sizeof(*e));
 	else
-		held_ready(port);
+		held_ready(port, false);
 	pthread_mutex_unlock(&port->claim_lock);
 	return n;
 }
@@ -252,7 +258,7 @@ int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns, bool sliced)
 		held_prune(port, now);
 		n = (int)port->nheld;
 		if (!n || now >= until)
-			held_ready(port);
+			held_ready(port, true);
 		pthread_mutex_unlock(&port->claim_lock);
 		/* The earliest lease ended: the others are watched on. */
 		if (!n || now >= until)
