@@ -200,9 +200,11 @@ static void held_ready(struct gpuar_port *port, bool renew)
 }
 
 /*
- * The claims to watch into @e: those held from a sliced call, else new
- * ones. Returns how many, or the claim's negative errno; with none, the
- * engine is told that nothing is held.
+ * The claims to watch into @e: those held from a sliced call, and new
+ * ones, as many as there is room for (a wait that turned imminent while
+ * others were held is watched beside them). Returns how many, or the
+ * claim's negative errno; with none, the engine is told that nothing is
+ * held.
  */
 static int held_or_claim(struct gpuar_port *port,
 			 struct gpuar_claim_entry *e, u64 now)
@@ -211,15 +213,19 @@ static int held_or_claim(struct gpuar_port *port,
 
 	pthread_mutex_lock(&port->claim_lock);
 	held_prune(port, now);
-	if (!port->nheld) {
-		n = port->ops->claim(port, port->held, GPUAR_BUSY_WAITS, 0);
+	if (port->nheld < GPUAR_BUSY_WAITS) {
+		n = port->ops->claim(port, port->held + port->nheld,
+				     GPUAR_BUSY_WAITS - port->nheld, 0);
 		if (n == -EPERM) {
 			/* Another address space's port: its lines are not ours. */
 			__atomic_store_n(&port->imminent, false,
 					 __ATOMIC_RELAXED);
 			n = 0;
 		}
-		port->nheld = n > 0 ? (u32)n : 0;
+		if (n > 0)
+			port->nheld += (u32)n;
+		else if (n < 0 && port->nheld)
+			n = 0;	/* watch those held; the claim is tried again */
 	}
 	n = n < 0 ? n : (int)port->nheld;
 	if (n > 0)

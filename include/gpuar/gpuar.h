@@ -410,9 +410,13 @@ int gpuar_port_fd(const struct gpuar_port *port);
  * of records now queued (>= 0). For the kernel engine it only reports the
  * queued count (the module runs itself). On a port with imminent
  * readiness, when nothing is queued, it also claims the imminent waits
- * and watches their words until one is stored or the lease ends; those
- * records count too and come from the next gpuar_reap(). Errors: negative
- * errno of a failing system call. Thread-safe.
+ * and watches their words until one is stored, the lease ends, or the
+ * port's claim slice is over (claim_slice_us: the claims are kept, the
+ * user engine's fd stays readable, and the next call resumes them; the
+ * fd may turn ready once more after their record, for the call that
+ * lets them go); those records count too and come from the next
+ * gpuar_reap(). Errors: negative errno of a failing system call.
+ * Thread-safe.
  */
 int gpuar_port_process(struct gpuar_port *port);
 
