@@ -4,6 +4,7 @@
  * closing a port, word submit, cancel, process and stats.
  */
 #include "engine_user.h"
+#include "backoff.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -73,7 +74,10 @@ static void word_commit(struct uport *u, const struct gpuar_word_wait *in,
 	seen = gpuar_word_load(w->word);
 	w->seen = seen;
 	u->st.checks++;
-	if (gpuar_word_begin(&w->ws, &in->plan, w->pt ? &w->pt->est : NULL,
+	/* A resubmission long overdue teaches nothing (lib/backoff.c). */
+	if (gpuar_word_begin(&w->ws, &in->plan,
+			     w->pt && !gpuar_backoff_due(w->start_ns, now) ?
+			     &w->pt->est : NULL,
 			     w->start_ns, in->start_ns != 0, now,
 			     gpuar_reached(seen, in->target), &u->cfg)) {
 		uport_word_end(u, w, seen);
@@ -327,6 +331,7 @@ static const struct gpuar_engine_ops user_ops = {
 	.stats = u_stats,
 	.point_stats = u_point_stats,
 	.claim = uport_claim,
+	.claim_held = uport_claim_held,
 	.close = u_close,
 };
 

@@ -148,6 +148,7 @@ struct uport {
 	u64 busy_budget_ns;	/* spin budget of one reap call; 0: none */
 	u32 busy_sleepers;	/* reapers asleep on epfd with budget left */
 	bool imminent;		/* GPUAR_PORT_IMMINENT: the fd wakes early */
+	bool claim_held;	/* a sliced claimer holds claims: fd ready */
 	/*
 	 * Bumped (under the lock) at every record queued and every submit,
 	 * read without it by a spinning reaper: the set of waits changed,
@@ -204,6 +205,8 @@ void uport_word_end(struct uport *u, struct uwait *w, u64 value);
 /* user_imminent.c: GPUAR_IOC_CLAIM's semantics (engine ops claim). */
 int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		u32 max, u64 lease_ns);
+/* Keep the fd readable while a sliced claimer holds claims (ops). */
+void uport_claim_held(struct gpuar_port *port, bool held);
 /* Make the claimed waits whose word moved due now; drop ended leases. */
 void uport_claims_moved(struct uport *u, u64 now);
 /* Count the waits that turned imminent by @now (st.imminent), once each. */

@@ -14,6 +14,7 @@
 #include "defaults.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* The longest lease a caller may ask for (as the busy-read budget). */
 #define CLAIM_LEASE_MAX_NS ((u64)GPUAR_BUSY_READ_MAX_US * GPUAR_NSEC_PER_USEC)
@@ -26,6 +27,11 @@
 
 /* The load loop reads the clock once every this many passes. */
 #define CLAIM_CLOCK_PASSES 16
+
+static u64 min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
 
 int gpuar_imminent_check(u32 flags, const char *lacking, bool *imminent,
 			 struct gpuar_error *diag)
@@ -140,32 +146,140 @@ static int claimed_wait(struct gpuar_port *port,
 	return (int)hit;
 }
 
-int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns)
+u64 gpuar_imminent_slice_ns(u32 claim_slice_us, enum gpuar_engine engine)
+{
+	if (claim_slice_us == GPUAR_CLAIM_SLICE_OFF)
+		return 0;
+	if (!claim_slice_us) {
+		/* The module lowers EPOLLPRI at the claim: no fd to keep ready. */
+		if (engine == GPUAR_ENGINE_KERNEL)
+			return 0;
+		claim_slice_us = GPUAR_CLAIM_SLICE_DEFAULT_US;
+	}
+	return (u64)claim_slice_us * GPUAR_NSEC_PER_USEC;
+}
+
+/*
+ * Forget the held claims that need no more watching (claim_lock held):
+ * their lease ended (the timer checks them now), their word reached its
+ * target (the engine's next run or read ends them), or their line went.
+ */
+static void held_prune(struct gpuar_port *port, u64 now)
+{
+	u32 i, k = 0;
+
+	pthread_mutex_lock(&port->lines_lock);
+	for (i = 0; i < port->nheld; i++) {
+		const struct gpuar_claim_entry *e = &port->held[i];
+		const uint64_t *word = claimed_word(port, e);
+
+		if (!word || e->lease_end_ns <= now ||
+		    gpuar_reached(gpuar_word_load(word), e->target))
+			continue;
+		port->held[k++] = *e;
+	}
+	pthread_mutex_unlock(&port->lines_lock);
+	port->nheld = k;
+}
+
+/*
+ * Tell the engine whether claims are held (claim_lock): when that changed,
+ * and at the end of every slice that leaves them held (@renew), so a
+ * poller that wakes on edges (io_uring's multishot poll, EPOLLET) sees
+ * the fd turn ready again.
+ */
+static void held_ready(struct gpuar_port *port, bool renew)
+{
+	bool held = port->nheld != 0;
+
+	if ((held == port->held_ready && !(held && renew)) ||
+	    !port->ops->claim_held)
+		return;
+	port->ops->claim_held(port, held);
+	port->held_ready = held;
+}
+
+/*
+ * The claims to watch into @e: those held from a sliced call, and new
+ * ones, as many as there is room for (a wait that turned imminent while
+ * others were held is watched beside them). Returns how many, or the
+ * claim's negative errno; with none, the engine is told that nothing is
+ * held.
+ */
+static int held_or_claim(struct gpuar_port *port,
+			 struct gpuar_claim_entry *e, u64 now)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&port->claim_lock);
+	held_prune(port, now);
+	if (port->nheld < GPUAR_BUSY_WAITS) {
+		n = port->ops->claim(port, port->held + port->nheld,
+				     GPUAR_BUSY_WAITS - port->nheld, 0);
+		if (n == -EPERM) {
+			/* Another address space's port: its lines are not ours. */
+			__atomic_store_n(&port->imminent, false,
+					 __ATOMIC_RELAXED);
+			n = 0;
+		}
+		if (n > 0)
+			port->nheld += (u32)n;
+		else if (n < 0 && port->nheld)
+			n = 0;	/* watch those held; the claim is tried again */
+	}
+	n = n < 0 ? n : (int)port->nheld;
+	if (n > 0)
+		memcpy(e, port->held, (size_t)n * sizeof(*e));
+	else
+		held_ready(port, false);
+	pthread_mutex_unlock(&port->claim_lock);
+	return n;
+}
+
+/*
+ * A store ends the watch at once, the claims left as they are: the
+ * record is the caller's first concern, and the next call that finds
+ * no record lets the reached claims go. A watch that ran to its end
+ * tells the engine whether claims are still held (the fd kept ready).
+ */
+int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns, bool sliced)
 {
 	struct gpuar_claim_entry e[GPUAR_BUSY_WAITS];
-	int n;
+	u64 now = gpuar_now_ns(), until = deadline_ns;
+	int n, hit;
 
 	if (!__atomic_load_n(&port->imminent, __ATOMIC_RELAXED))
 		return 0;
-	n = port->ops->claim(port, e, GPUAR_BUSY_WAITS, 0);
-	if (n == -EPERM) {
-		/* Another address space's port: its lines are not ours. */
-		__atomic_store_n(&port->imminent, false, __ATOMIC_RELAXED);
-		return 0;
+	if (sliced && port->claim_slice_ns)
+		until = min_u64(until, gpuar_add_sat(now, port->claim_slice_ns));
+	for (;;) {
+		n = held_or_claim(port, e, now);
+		if (n <= 0)
+			return n;
+		hit = claimed_wait(port, e, (u32)n, until);
+		if (hit)
+			return hit;
+		now = gpuar_now_ns();
+		pthread_mutex_lock(&port->claim_lock);
+		held_prune(port, now);
+		n = (int)port->nheld;
+		if (!n || now >= until)
+			held_ready(port, true);
+		pthread_mutex_unlock(&port->claim_lock);
+		/* The earliest lease ended: the others are watched on. */
+		if (!n || now >= until)
+			return 0;
 	}
-	if (n <= 0)
-		return n;
-	return claimed_wait(port, e, (u32)n, deadline_ns);
 }
 
 int gpuar_imminent_reap(struct gpuar_port *port, struct gpuar_record *records,
-			u32 max, u64 deadline_ns)
+			u32 max, u64 deadline_ns, bool sliced)
 {
 	int ret = port->ops->reap(port, records, max, 0, -1);
 
 	if (ret != -EAGAIN)
 		return ret;
-	ret = gpuar_imminent_serve(port, deadline_ns);
+	ret = gpuar_imminent_serve(port, deadline_ns, sliced);
 	if (ret < 0)
 		return ret;
 	/* The module checks claimed waits on read: this one has theirs. */

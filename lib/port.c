@@ -204,6 +204,12 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 		args[1] = "above 100000 us (GPUAR_BUSY_READ_OFF disables it)";
 		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
 	}
+	if (o.claim_slice_us > GPUAR_BUSY_READ_MAX_US &&
+	    o.claim_slice_us != GPUAR_CLAIM_SLICE_OFF) {
+		args[0] = "claim_slice_us";
+		args[1] = "above 100000 us (GPUAR_CLAIM_SLICE_OFF: the whole lease)";
+		return gpuar_diag_set(diag, GPUAR_E_INVALID_ARGUMENT, EINVAL, args, 2);
+	}
 	if ((o.flags & GPUAR_PORT_INHERIT) && (o.flags & GPUAR_PORT_CLOEXEC)) {
 		args[0] = "flags";
 		args[1] = "GPUAR_PORT_INHERIT and GPUAR_PORT_CLOEXEC contradict";
@@ -234,10 +240,12 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 	p->max_lines = o.max_lines;
 	p->fork_gen = gpuar_fork_generation();
 	pthread_mutex_init(&p->lines_lock, NULL);
+	pthread_mutex_init(&p->claim_lock, NULL);
 	ret = open_engine(p, &o, diag);
 	if (ret) {
 		if (diag && diag->code == GPUAR_OK)
 			gpuar_diag_sys(diag, "opening the port", -ret);
+		pthread_mutex_destroy(&p->claim_lock);
 		pthread_mutex_destroy(&p->lines_lock);
 		free(p);
 		return ret;
@@ -248,6 +256,7 @@ GPUAR_EXPORT int gpuar_port_open(struct gpuar_port **port,
 	 */
 	if (o.flags & GPUAR_PORT_INHERIT)
 		fcntl(p->fd, F_SETFD, 0);
+	p->claim_slice_ns = gpuar_imminent_slice_ns(o.claim_slice_us, p->engine);
 	*port = p;
 	return 0;
 }
@@ -287,8 +296,10 @@ GPUAR_EXPORT void gpuar_port_close(struct gpuar_port *port)
 		free(port->lines[i]);
 	}
 	free(port->lines);
-	if (!port->closing_in_child)
+	if (!port->closing_in_child) {
+		pthread_mutex_destroy(&port->claim_lock);
 		pthread_mutex_destroy(&port->lines_lock);
+	}
 	free(port);
 }
 
@@ -497,7 +508,8 @@ GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
 	/* A zero timeout still watches, for one lease: what it opted into. */
 	deadline = gpuar_deadline_in(timeout_ns);
 	ret = gpuar_imminent_reap(port, records, max,
-				  timeout_ns == 0 ? GPUAR_U64_MAX : deadline);
+				  timeout_ns == 0 ? GPUAR_U64_MAX : deadline,
+				  timeout_ns == 0);
 	if (ret != -EAGAIN || timeout_ns == 0)
 		return ret;
 	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
@@ -531,7 +543,7 @@ GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
 	/* Records are queued: the caller reads them first, claims later. */
 	if (n != 0)
 		return n;
-	hit = gpuar_imminent_serve(port, GPUAR_U64_MAX);
+	hit = gpuar_imminent_serve(port, GPUAR_U64_MAX, true);
 	if (hit <= 0)
 		return hit;
 	n = port->ops->process(port);

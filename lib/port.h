@@ -4,6 +4,7 @@
 #define GPUAR_LIB_PORT_H
 
 #include "internal.h"
+#include "defaults.h"
 
 #include <pthread.h>
 
@@ -60,6 +61,12 @@ struct gpuar_engine_ops {
 	 */
 	int (*claim)(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 		     u32 max, u64 lease_ns);
+	/*
+	 * Keep the port's fd ready while @held: a claimer that stopped at
+	 * its slice still watches claimed waits (lib/imminent.c). NULL: the
+	 * engine cannot (the module lowers EPOLLPRI at the claim).
+	 */
+	void (*claim_held)(struct gpuar_port *port, bool held);
 	void (*close)(struct gpuar_port *port);
 };
 
@@ -83,6 +90,16 @@ struct gpuar_port {
 	u64 claim_lease_ns;	/* kernel engine: a claim's lease where 0 is
 				 * asked for (0: the module's lease_us) */
 	bool imminent;		/* GPUAR_PORT_IMMINENT asked for and running */
+	/*
+	 * The claims a sliced claimer stopped watching before their store or
+	 * lease end (lib/imminent.c): the next process or reap resumes them
+	 * instead of claiming again. Guarded by claim_lock.
+	 */
+	pthread_mutex_t claim_lock;
+	struct gpuar_claim_entry held[GPUAR_BUSY_WAITS];
+	u32 nheld;
+	bool held_ready;	/* claim_held(true) was last said */
+	u64 claim_slice_ns;	/* one sliced call's watch; 0: the whole lease */
 };
 
 /* Called in a child of the process that opened @port (see lib/process.c). */
@@ -109,23 +126,30 @@ int gpuar_imminent_check(u32 flags, const char *lacking, bool *imminent,
 			 struct gpuar_error *diag);
 
 /*
- * Serve a port's imminent waits: claim them, wait in user mode on their
- * words until one reaches its target, every lease has run out, or
- * @deadline_ns. Returns how many reached their targets (their records
- * come from the engine's next non-blocking read or run), or a negative
- * errno of the claim. 0 at once when none is imminent.
+ * Serve a port's imminent waits: resume the claims held from a sliced
+ * call, else claim them, and wait in user mode on their words until one
+ * reaches its target, every lease has run out, or @deadline_ns; with
+ * @sliced, also at most the port's claim slice, after which the claims
+ * still watched are held (the fd kept ready) for the next call. Returns
+ * how many reached their targets (their records come from the engine's
+ * next non-blocking read or run), or a negative errno of the claim. 0 at
+ * once when none is imminent.
  */
-int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns);
+int gpuar_imminent_serve(struct gpuar_port *port, u64 deadline_ns, bool sliced);
+
+/* The claim slice port options @claim_slice_us ask for on @engine, in ns. */
+u64 gpuar_imminent_slice_ns(u32 claim_slice_us, enum gpuar_engine engine);
 
 /*
  * A non-blocking reap of an imminent port: the records already queued,
- * else the imminent waits served until @deadline_ns and the records that
- * found. Returns records, -EAGAIN when none, or a negative errno. Both
- * reapers of an imminent port use it (gpuar_reap, the io_uring host at
- * EPOLLPRI), so neither spins on a claim while records wait.
+ * else the imminent waits served until @deadline_ns (@sliced: as
+ * gpuar_imminent_serve) and the records that found. Returns records,
+ * -EAGAIN when none, or a negative errno. Both reapers of an imminent
+ * port use it (gpuar_reap, the io_uring host at EPOLLPRI), so neither
+ * spins on a claim while records wait.
  */
 int gpuar_imminent_reap(struct gpuar_port *port, struct gpuar_record *records,
-			u32 max, u64 deadline_ns);
+			u32 max, u64 deadline_ns, bool sliced);
 
 /* A spin pass's pause: let the sibling hyperthread run, save power. */
 static inline void gpuar_cpu_relax(void)

@@ -125,7 +125,7 @@ static int pri_serve(struct gpuar_uring_host *h, u64 deadline)
 	if (!room)
 		return 0;
 	n = gpuar_imminent_reap(h->port, rec, room < GPUAR_BUSY_WAITS ? room :
-				GPUAR_BUSY_WAITS, deadline);
+				GPUAR_BUSY_WAITS, deadline, false);
 	if (n == -EAGAIN)
 		return 0;
 	if (n < 0)

@@ -6,6 +6,7 @@
  * Every function runs under the port's lock.
  */
 #include "engine_user.h"
+#include "backoff.h"
 #include "word_record.h"
 
 void uport_word_end(struct uport *u, struct uwait *w, u64 value)
@@ -43,8 +44,12 @@ bool uport_word_check(struct uport *u, struct uwait *w, u64 now)
 		u->st.busy_read_checks++;
 		w->reader_due = false;
 	}
-	if (!gpuar_word_checked(&w->ws, w->pt ? &w->pt->est : NULL, now,
-				done)) {
+	if (!gpuar_word_checked(&w->ws,
+				gpuar_backoff_est(&w->ws,
+						  w->pt ? &w->pt->est : NULL,
+						  now),
+				now, done)) {
+		gpuar_backoff_step(&w->ws, now);
 		uport_wait_reindex(u, w);
 		return false;
 	}

@@ -17,6 +17,8 @@
  */
 #include "engine_user.h"
 
+#include <unistd.h>
+
 /*
  * The imminent wait due first, or NULL: unclaimed flag waits parked
  * (UH_SPIN, by their next check) or past their early wake (UH_EARLY),
@@ -129,6 +131,28 @@ int uport_claim(struct gpuar_port *port, struct gpuar_claim_entry *entries,
 	uport_sync_eventfd(u);
 	pthread_mutex_unlock(&u->lock);
 	return (int)n;
+}
+
+/*
+ * The claimer (lib/imminent.c) stopped at its slice with claims still
+ * watched, or let go of the last: the fd stays readable meanwhile, so
+ * the caller's loop serves its other fds and comes back to resume them.
+ * Each slice's end writes the eventfd again where it is set already: a
+ * poller that wakes on new events only (io_uring's multishot poll on the
+ * fd, EPOLLET) would otherwise sleep until the lease's end.
+ */
+void uport_claim_held(struct gpuar_port *port, bool held)
+{
+	struct uport *u = uport_of(port);
+	u64 v = 1;
+
+	pthread_mutex_lock(&u->lock);
+	u->claim_held = held;
+	if (held && u->ev_set && write(u->evfd, &v, sizeof(v)) != sizeof(v)) {
+		/* Still readable: only the edge is lost, never the level. */
+	}
+	uport_sync_eventfd(u);
+	pthread_mutex_unlock(&u->lock);
 }
 
 void uport_claims_moved(struct uport *u, u64 now)

@@ -27,18 +27,21 @@ void uport_enqueue(struct uport *u, const struct gpuar_record *rec)
 }
 
 /*
- * Keep the eventfd readable exactly while records are queued. Callers
- * sync once they have taken the records they want: a reaper that takes
- * them in the same hold of the lock makes no eventfd calls.
+ * Keep the eventfd readable exactly while records are queued, or while a
+ * sliced claimer holds claims it still watches (claim_held: the loop
+ * comes back to resume them). Callers sync once they have taken the
+ * records they want: a reaper that takes them in the same hold of the
+ * lock makes no eventfd calls.
  */
 void uport_sync_eventfd(struct uport *u)
 {
+	bool want = u->qlen || u->claim_held;
 	u64 v = 1;
 
-	if (u->qlen && !u->ev_set) {
+	if (want && !u->ev_set) {
 		if (write(u->evfd, &v, sizeof(v)) == sizeof(v))
 			u->ev_set = true;
-	} else if (!u->qlen && u->ev_set) {
+	} else if (!want && u->ev_set) {
 		if (read(u->evfd, &v, sizeof(v)) == sizeof(v))
 			u->ev_set = false;
 	}

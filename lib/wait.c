@@ -5,6 +5,7 @@
  * state machine as both engines' ports (core/word_state.c).
  */
 #include "internal.h"
+#include "backoff.h"
 #include "word_state.h"
 #include "word_record.h"
 #include "defaults.h"
@@ -152,9 +153,12 @@ static bool stepped(struct gpuar_waiter *w, struct gpuar_word_state *ws,
 	bool end;
 
 	pthread_mutex_lock(&w->lock);
-	end = gpuar_word_checked(ws, &e->est, now, done);
+	end = gpuar_word_checked(ws, gpuar_backoff_est(ws, &e->est, now), now,
+				 done);
 	if (end)
 		e->outcomes[ws->outcome]++;
+	else
+		gpuar_backoff_step(ws, now);
 	pthread_mutex_unlock(&w->lock);
 	return end;
 }

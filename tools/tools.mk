@@ -8,7 +8,8 @@ BENCH_STATS_SRCS := $(BENCH_DIR)/bench_stats.c $(BENCH_DIR)/bench_procstat.c \
 	$(BENCH_DIR)/bench_cpu.c $(BENCH_DIR)/bench_rng.c \
 	$(BENCH_DIR)/bench_workload.c $(BENCH_DIR)/bench_result.c \
 	$(BENCH_DIR)/bench_targets.c $(BENCH_DIR)/bench_env.c \
-	$(BENCH_DIR)/bench_clock_sync.c $(BENCH_DIR)/bench_counts.c
+	$(BENCH_DIR)/bench_clock_sync.c $(BENCH_DIR)/bench_counts.c \
+	$(BENCH_DIR)/bench_service_report.c
 BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/bench_device.c $(BENCH_DIR)/bench_futex.c \
 	$(BENCH_DIR)/bench_vgem.c $(BENCH_DIR)/bench_kport.c \
@@ -27,6 +28,7 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/bench_run.c $(BENCH_DIR)/bench_table.c \
 	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
 	$(BENCH_DIR)/bench_options.c $(BENCH_DIR)/bench_scale.c \
+	$(BENCH_DIR)/bench_service.c \
 	$(BENCH_DIR)/bench_main.c \
 	tools/common/tool_options.c
 BENCH_STATS_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_STATS_SRCS))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backoff.h"
 #include "port.h"	/* gpuar_port_on_close */
 #include "vendor.h"
 
@@ -608,7 +609,13 @@ static int gv_resolve(struct gv_await *a, const struct gpuar_record *rec,
 			gv_await_done(a);
 			a = NULL;
 		} else {
-			rc = gv_submit(a, rec->start_ns, &a->plan);
+			struct gpuar_plan again = a->plan;
+
+			/* Less and less often (lib/backoff.c): it may never end. */
+			if (again.park == GPUAR_PARK_FLAG)
+				again.park_ns = gpuar_backoff_park_ns(again.park_ns,
+								      a->resubmits);
+			rc = gv_submit(a, rec->start_ns, &again);
 			if (rc >= 0)
 				return 0;
 			a = gv_await_take(port_of(a), rec);

@@ -307,11 +307,30 @@ struct gpuar_port_options {
 	 * lease_us where that is 0).
 	 */
 	uint32_t busy_read_us;
-	uint32_t reserved[13];		/* must be zero */
+	/*
+	 * Claim slice (GPUAR_PORT_IMMINENT): the most time one
+	 * gpuar_port_process() or zero-timeout gpuar_port_reap() call
+	 * watches its claimed words, in us (at most GPUAR_BUSY_READ_MAX_US),
+	 * so an event loop that awaits GPU work beside other fds serves them
+	 * between slices. The claim outlives the call: the next call
+	 * resumes watching the same waits without claiming again, until a
+	 * store or the lease's end, and meanwhile the user engine's fd
+	 * stays readable, so a loop comes back to it after its other fds.
+	 * 0: the default, GPUAR_CLAIM_SLICE_DEFAULT_US on the user engine
+	 * and the whole lease on the kernel engine (whose EPOLLPRI the
+	 * module lowers at the claim, so a slice there needs a loop that
+	 * calls again while gpuar_port_next_check_ns() is due);
+	 * GPUAR_CLAIM_SLICE_OFF: one call watches for the whole lease (the
+	 * 0.1 behaviour). Blocking reaps always watch within their timeout.
+	 */
+	uint32_t claim_slice_us;
+	uint32_t reserved[12];		/* must be zero */
 };
 
 #define GPUAR_BUSY_READ_MAX_US 100000U	/* as the module's parameter */
 #define GPUAR_BUSY_READ_OFF UINT32_MAX
+#define GPUAR_CLAIM_SLICE_DEFAULT_US 20U
+#define GPUAR_CLAIM_SLICE_OFF UINT32_MAX
 
 struct gpuar_port;
 struct gpuar_line;
@@ -391,9 +410,13 @@ int gpuar_port_fd(const struct gpuar_port *port);
  * of records now queued (>= 0). For the kernel engine it only reports the
  * queued count (the module runs itself). On a port with imminent
  * readiness, when nothing is queued, it also claims the imminent waits
- * and watches their words until one is stored or the lease ends; those
- * records count too and come from the next gpuar_reap(). Errors: negative
- * errno of a failing system call. Thread-safe.
+ * and watches their words until one is stored, the lease ends, or the
+ * port's claim slice is over (claim_slice_us: the claims are kept, the
+ * user engine's fd stays readable, and the next call resumes them; the
+ * fd may turn ready once more after their record, for the call that
+ * lets them go); those records count too and come from the next
+ * gpuar_reap(). Errors: negative errno of a failing system call.
+ * Thread-safe.
  */
 int gpuar_port_process(struct gpuar_port *port);
 

@@ -58,7 +58,8 @@ class PortOptions(ctypes.Structure):
                 ("max_waits", u32), ("device_path", ctypes.c_char_p),
                 ("poll_interval_ns", u64), ("poll_backstop_ns", u64),
                 ("max_lines", u32), ("max_points", u32),
-                ("busy_read_us", u32), ("reserved", u32 * 13)]
+                ("busy_read_us", u32), ("claim_slice_us", u32),
+                ("reserved", u32 * 12)]
 
 
 class PortStats(ctypes.Structure):

@@ -98,6 +98,8 @@ int main(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	if (o.scale.pending)
 		return bench_scale_main(&o.scale, stdout);
+	if (o.service)
+		return bench_service_main(&o.service_cfg, o.json, stdout);
 	run.cfg = o.cfg;
 	bench_env_read(&run.env, &run.cfg);
 	bench_select_strategies(&run, o.strategies);

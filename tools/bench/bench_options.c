@@ -90,6 +90,12 @@ void bench_usage(FILE *f)
 "  --poll-us N            sleep-poll interval, us               [50]\n"
 "  --oracle-margins LIST  oracle margin sweep, us (max 8)       [10,20,50,100,200]\n"
 "  --list                 list the strategies and whether each can run here\n"
+"  --strategies service   instead: an epoll loop serving a TCP echo socket\n"
+"                         on 127.0.0.1 while it awaits GPU work (--waits\n"
+"                         round trips, --work-us jobs), imminent readiness\n"
+"                         off and on, per engine; then one wait that never\n"
+"                         completes, its CPU cost over its first second\n"
+"                         and the --seconds after (JSON: --json)\n"
 "\n"
 "Machine:\n"
 "  --device KIND          the completion producer:                [sim]\n"
@@ -492,6 +498,16 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 	if (wl_err) {
 		fprintf(stderr, "gpuar-bench: %s\n", wl_err);
 		goto refuse;
+	}
+	if (o->strategies && !strcmp(o->strategies, "service")) {
+		o->service = true;
+		o->service_cfg = (struct bench_service_config){
+			.messages = c->wl.waits,
+			.work_ns = (uint64_t)c->wl.work_us * 1000,
+			.idle_after_s = o->scale.seconds,
+			.device_path = c->device_path,
+		};
+		return check_outputs(o) ? -1 : 0;
 	}
 	if (plan(plan_text, c) || check_strategies(o) || check_outputs(o))
 		goto refuse;

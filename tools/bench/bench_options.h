@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "bench_scale.h"
+#include "bench_service.h"
 #include "bench_strategy.h"
 
 #define BENCH_DEFAULT_PLAN \
@@ -21,6 +22,9 @@ struct bench_options {
 	bool list;		/* --list: print strategies and availability */
 	struct bench_scale_config scale;	/* --pending N: the scale mode */
 	bool targets;		/* --targets: the project's targets after the table */
+	/* --strategies service: the service mode (bench_service.h) */
+	bool service;
+	struct bench_service_config service_cfg;
 };
 
 void bench_usage(FILE *f);

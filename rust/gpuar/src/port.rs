@@ -209,7 +209,8 @@ impl Port {
             max_lines: opts.max_lines,
             max_points: opts.max_points,
             busy_read_us: opts.busy_read_us,
-            reserved: [0; 13],
+            claim_slice_us: 0,
+            reserved: [0; 12],
         };
         let mut raw = std::ptr::null_mut();
         let mut d = error::diag();

@@ -116,7 +116,8 @@ pub struct gpuar_port_options {
     pub max_lines: u32,
     pub max_points: u32,
     pub busy_read_us: u32,
-    pub reserved: [u32; 13],
+    pub claim_slice_us: u32,
+    pub reserved: [u32; 12],
 }
 
 #[repr(C)]
