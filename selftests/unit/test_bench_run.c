@@ -8,7 +8,9 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_options.h"
 #include "bench_report.h"
@@ -143,6 +145,64 @@ START_TEST(reactor_and_user_imminent_complete_and_count)
 }
 END_TEST
 
+/*
+ * syscalls/wait: none for spin (a load loop), some for each strategy that
+ * blocks, whether the bench makes the calls (sleep-poll's sleeps,
+ * futex-wake's and the reactor's futexes) or the library does
+ * (user-predict); the table's column and the JSON's field carry them.
+ */
+START_TEST(syscalls_are_counted_per_strategy)
+{
+	char path[] = "/tmp/gpuar-bench-calls-XXXXXX", *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	configure("spin,sleep-poll,futex-wake,reactor-spin,user-predict", 1);
+	ck_assert_uint_eq(run.results, 5);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++) {
+		const struct bench_result *r = &run.result[i];
+
+		assert_measured(r, 4);
+		for (unsigned int k = 0; k < r->reps; k++) {
+			if (i == 0)
+				ck_assert(r->rep[k].syscalls == 0);
+			else
+				ck_assert_msg(r->rep[k].syscalls > 0, "%s: %f",
+					      r->st.name, r->rep[k].syscalls);
+		}
+	}
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	bench_print_table(f, &run);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "sys/w"));
+	free(text);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(bench_write_json(path, &run), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	text = calloc(1, 1 << 20);
+	ck_assert_ptr_nonnull(text);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	unlink(path);
+	/* The summary's and each repetition's, for every strategy. */
+	{
+		unsigned int n = 0;
+
+		for (char *at = text; (at = strstr(at, "\"syscalls_per_wait\": ")); at++)
+			n++;
+		ck_assert_uint_eq(n, 5 * 3);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "\"strategy\": \"spin\""));
+	free(text);
+}
+END_TEST
+
 START_TEST(missing_module_skips_with_reason)
 {
 	configure("kport-read,kport-epoll,kport-uring,fence-vgem,lib-reap,"
@@ -180,6 +240,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, streams_complete_every_wait);
 	tcase_add_test(tc, record_strategies_split_detection_from_hand_back);
 	tcase_add_test(tc, reactor_and_user_imminent_complete_and_count);
+	tcase_add_test(tc, syscalls_are_counted_per_strategy);
 	tcase_add_test(tc, missing_module_skips_with_reason);
 	tcase_add_test(tc, plans_are_reported_per_strategy);
 	suite_add_tcase(s, tc);

@@ -172,6 +172,8 @@ static void result(FILE *f, const struct bench_run *run,
 	jcount(f, s->lease_expiries.median);
 	fputs(", \"late_per_wait\": ", f);
 	jcount(f, s->late.median);
+	fputs(", \"syscalls_per_wait\": ", f);
+	jcount(f, s->syscalls.median);
 	fputs(", \"ctx_switches_per_wait\": ", f);
 	jnum(f, s->ctx_switches.median);
 	fputs(", \"wakeups_per_wait\": ", f);
@@ -203,6 +205,8 @@ static void result(FILE *f, const struct bench_run *run,
 			i ? "," : "", p->p50, p->p90, p->p99, p->max, p->waiter_cpu_us,
 			p->system_cpu_us, p->background_cpu_us, p->waits_per_s, (unsigned long long)p->errors);
 		jcount(f, p->port.timer_fires);
+		fputs(", \"syscalls_per_wait\": ", f);
+		jcount(f, p->syscalls);
 		fprintf(f, ", \"ctx_switches_per_wait\": %.3f, \"wakeups_per_wait\": %.3f}",
 			p->ctx_switches, p->wakeups);
 	}

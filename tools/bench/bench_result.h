@@ -37,6 +37,7 @@ struct bench_rep {
 	 */
 	struct bench_port_per_wait port;
 	double ctx_switches, wakeups;
+	double syscalls;		/* system calls per wait; < 0: not counted */
 };
 
 /* The medians (and spread) of the repetitions. */
@@ -46,7 +47,7 @@ struct bench_summary {
 	struct bench_spread background_cpu_us, submit_cpu_us, detect_p50;
 	struct bench_spread timer_fires, checks, imminent, claims, lease_expiries;
 	struct bench_spread late;
-	struct bench_spread ctx_switches, wakeups;
+	struct bench_spread ctx_switches, wakeups, syscalls;
 	uint64_t errors;		/* over all repetitions */
 	uint64_t late_stores;
 };

@@ -102,6 +102,11 @@ struct bench_strategy {
 	 * 0 or a negative errno. NULL: no port.
 	 */
 	int (*port_stats)(void *state, struct gpuar_port_stats *st);
+	/*
+	 * Strategies that wait through a libgpuar port: the system calls the
+	 * library made for it so far (gpuar_port_lib_stats); 0 or -errno.
+	 */
+	int (*lib_syscalls)(void *state, uint64_t *n);
 };
 
 /*
