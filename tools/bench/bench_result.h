@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench_throughput.h"
 #include "bench_counts.h"
 #include "bench_stats.h"
 #include "bench_strategy.h"
@@ -80,6 +81,7 @@ struct bench_run {
 	struct bench_result result[BENCH_STRATEGIES_MAX];
 	unsigned int results;
 	int oracle_chosen;	/* index into result[], -1 when none qualified */
+	struct bench_throughput tp;	/* --throughput: the area against read() */
 };
 
 /* Fill @s from the repetitions of @r. */

@@ -40,6 +40,7 @@ struct bench_config {
 	uint64_t background_ns;			/* idle gap before each repetition */
 	bool split_submit;			/* time submit() apart (2 syscalls a wait) */
 	enum bench_device_kind device;		/* --device: the completion producer */
+	uint32_t throughput;			/* --throughput N: records a round, 0: off */
 };
 
 /* The state of one repetition the strategy works in. */

@@ -116,6 +116,35 @@ static void bench_table_port(FILE *f, const struct bench_run *run)
 	}
 }
 
+/* --throughput: the area's reap against read(), or why not. */
+static void bench_table_throughput(FILE *f, const struct bench_run *run)
+{
+	const struct bench_throughput *t = &run->tp;
+	const struct {
+		const char *name;
+		const struct bench_reap_way *w;
+	} ways[] = { { "area ring", &t->area }, { "read()", &t->read } };
+
+	if (!t->records)
+		return;
+	if (!t->available) {
+		fprintf(f, "\nthroughput: not available: %s\n", t->reason);
+		return;
+	}
+	fprintf(f, "\nthroughput: %u completed waits reaped a round, %u rounds "
+		"taking turns%s%s:\n  %-10s %-34s %s\n", t->records, t->rounds,
+		t->rounds < run->cfg.reps ? "; stopped: " : "",
+		t->rounds < run->cfg.reps ? t->reason : "",
+		"reaped by", "records/s", "syscalls/record");
+	for (size_t i = 0; i < 2; i++) {
+		char rps[40];
+
+		cell(rps, sizeof(rps), &ways[i].w->records_per_s);
+		fprintf(f, "  %-10s %-34s %.3f\n", ways[i].name, rps,
+			ways[i].w->syscalls_per_record.median);
+	}
+}
+
 void bench_print_table(FILE *f, const struct bench_run *run)
 {
 	header(f, run);
@@ -190,6 +219,7 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 	}
 	bench_table_detect(f, run);
 	bench_table_port(f, run);
+	bench_table_throughput(f, run);
 	if (!bench_find(run, "spin") || !bench_oracle_ran(run))
 		return;
 	if (run->oracle_chosen >= 0)
