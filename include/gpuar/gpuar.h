@@ -236,7 +236,8 @@ enum gpuar_engine {
  * the caller waits, or when records overflowed into the module's queue;
  * a header that does not check out (magic, sizes, geometry, record size)
  * leaves the port reading as before. gpuar_port_lib_stats() says which.
- * Ignored by the user engine.
+ * Ignored by the user engine. (GPUAR_PORT_AREA from <linux/gpuar.h> is
+ * the library's to ask the module for: given here, it is ignored.)
  */
 #define GPUAR_PORT_NO_AREA (1U << 19)
 /*
