@@ -17,17 +17,17 @@
  */
 int gpuar_slack_tighten(void)
 {
-	int old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	int old = GPUAR_SYS(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0));
 
 	if (old > 1)
-		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		GPUAR_SYS(prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0));
 	return old;
 }
 
 void gpuar_slack_restore(int old)
 {
 	if (old > 1)
-		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
+		GPUAR_SYS(prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0));
 }
 
 /*
@@ -65,7 +65,7 @@ int gpuar_fd_wait_interruptible(int fd, int intr_fd, u64 deadline_ns)
 		tsp = &ts;
 	}
 	old = gpuar_slack_tighten();
-	n = ppoll(pfd, intr_fd >= 0 ? 2 : 1, tsp, NULL);
+	n = GPUAR_SYS(ppoll(pfd, intr_fd >= 0 ? 2 : 1, tsp, NULL));
 	err = errno;
 	gpuar_slack_restore(old);
 	if (n < 0)

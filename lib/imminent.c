@@ -297,6 +297,8 @@ GPUAR_EXPORT int gpuar_port_claim(struct gpuar_port *port,
 				  struct gpuar_error *diag)
 {
 	const char *args[2];
+	u64 mark;
+	int ret;
 
 	gpuar_diag_clear(diag);
 	args[1] = "must not be NULL or 0";
@@ -323,5 +325,8 @@ GPUAR_EXPORT int gpuar_port_claim(struct gpuar_port *port,
 		return gpuar_diag_set(diag, GPUAR_E_FEATURE_UNAVAILABLE, EOPNOTSUPP,
 				      args, 2);
 	}
-	return port->ops->claim(port, entries, max, lease_ns);
+	mark = gpuar_sys_mark();
+	ret = port->ops->claim(port, entries, max, lease_ns);
+	gpuar_sys_charge(port, mark);
+	return ret;
 }

@@ -113,6 +113,8 @@ int gpuar_sized_out(void *dst, const void *src, size_t known, size_t v1_size);
 #define GPUAR_PORT_OPTIONS_SIZE_1_0 sizeof(struct gpuar_port_options)
 #define GPUAR_EXEC_OPTIONS_SIZE_1_0 sizeof(struct gpuar_exec_options)
 #define GPUAR_WAITER_OPTIONS_SIZE_1_0 sizeof(struct gpuar_waiter_options)
+/* gpuar_port_lib_stats' first size (0 stands for it). */
+#define GPUAR_PORT_LIB_STATS_SIZE_1_1 sizeof(struct gpuar_port_lib_stats)
 
 /*
  * lib/process.c: the fork generation (bumped in every child; an object
@@ -129,6 +131,21 @@ int gpuar_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
  * (Linux 6.7), which liburing 2.3 does not define.
  */
 #define GPUAR_IORING_OP_READ_MULTISHOT 49
+
+/*
+ * lib/syscount.c: the system calls the library makes, counted. Each call
+ * the library makes on a port's behalf (on its fd, to wait for it, to
+ * run its engine) goes through GPUAR_SYS, which bumps the calling
+ * thread's count; the port's calls then charge what their thread made
+ * meanwhile to the port (gpuar_sys_charge in port.h), nested calls
+ * charging theirs once. gpuar_port_lib_stats reports the sum.
+ */
+extern _Thread_local u64 gpuar_sys_tls;
+#define GPUAR_SYS(call) (gpuar_sys_tls++, (call))
+static inline u64 gpuar_sys_mark(void)
+{
+	return gpuar_sys_tls;
+}
 
 /* Decimal text of @v in @buf (>= 24 bytes); returns @buf. */
 const char *gpuar_u64_text(u64 v, char *buf);

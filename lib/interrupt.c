@@ -107,5 +107,5 @@ bool gpuar_interrupt_fd_set(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
-	return fd >= 0 && poll(&pfd, 1, 0) > 0;
+	return fd >= 0 && GPUAR_SYS(poll(&pfd, 1, 0)) > 0;
 }

@@ -7,6 +7,7 @@ LIB_SRCS := lib/error.c lib/sized.c lib/plan_api.c lib/port.c lib/fdwait.c \
 	lib/user_queue.c lib/user_timer.c lib/user_reap.c lib/user_watcher.c \
 	lib/process.c lib/user_waits.c lib/interrupt.c \
 	lib/user_imminent.c lib/imminent.c lib/backoff.c \
+	lib/area_ring.c lib/port_area.c lib/port_reap.c lib/syscount.c \
 	lib/clock.c lib/vclock.c lib/hwwait.c lib/hwwait_arm64.c lib/source.c \
 	lib/wait.c lib/caps.c lib/exec.c lib/exec_uring.c \
 	lib/uring_host.c lib/uring_read.c lib/uring_ops.c lib/uring_stash.c \

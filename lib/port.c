@@ -14,7 +14,7 @@
 
 #define PORT_KNOWN_FLAGS (GPUAR_PORT_FLAGS_ALL | GPUAR_PORT_STRICT | \
 			  GPUAR_PORT_WATCHER | GPUAR_PORT_INHERIT | \
-			  GPUAR_PORT_IMMINENT)
+			  GPUAR_PORT_IMMINENT | GPUAR_PORT_NO_AREA)
 
 #define US GPUAR_NSEC_PER_USEC
 
@@ -445,6 +445,7 @@ GPUAR_EXPORT int gpuar_submit_word_waits(struct gpuar_port *port,
 					 const struct gpuar_word_wait *waits,
 					 uint32_t count, uint32_t *error_index)
 {
+	u64 mark = gpuar_sys_mark();
 	u32 idx = count;
 	int ret;
 
@@ -456,6 +457,7 @@ GPUAR_EXPORT int gpuar_submit_word_waits(struct gpuar_port *port,
 		ret = -EFAULT;
 	else
 		ret = port->ops->submit_word(port, waits, count, &idx);
+	gpuar_sys_charge(port, mark);
 	if (error_index)
 		*error_index = ret < 0 ? idx : 0;
 	return ret;
@@ -465,6 +467,7 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 					  const struct gpuar_fence_wait *waits,
 					  uint32_t count, uint32_t *error_index)
 {
+	u64 mark = gpuar_sys_mark();
 	u32 idx = count;
 	int ret;
 
@@ -476,6 +479,7 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 		ret = -EFAULT;
 	else
 		ret = port->ops->submit_fence(port, waits, count, &idx);
+	gpuar_sys_charge(port, mark);
 	if (error_index)
 		*error_index = ret < 0 ? idx : 0;
 	return ret;
@@ -483,75 +487,14 @@ GPUAR_EXPORT int gpuar_submit_fence_waits(struct gpuar_port *port,
 
 GPUAR_EXPORT int gpuar_cancel(struct gpuar_port *port, uint64_t user_data)
 {
-	if (!port)
-		return -EINVAL;
-	return port_forked(port) ? -EPERM : port->ops->cancel(port, user_data);
-}
+	u64 mark = gpuar_sys_mark();
+	int ret = port_usable(port);
 
-GPUAR_EXPORT int gpuar_reap_interruptible(struct gpuar_port *port,
-					  struct gpuar_record *records,
-					  uint32_t max, int64_t timeout_ns,
-					  const struct gpuar_interrupt *intr)
-{
-	int intr_fd = gpuar_interrupt_fd_of(intr);
-	u64 deadline;
-	int ret;
-
-	if (!port || !records || !max)
-		return -EINVAL;
-	if (port_forked(port))
-		return -EPERM;
-	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
-		return -EINTR;
-	if (!gpuar_port_imminent(port))
-		return port->ops->reap(port, records, max, timeout_ns, intr_fd);
-	/* A zero timeout still watches, for one lease: what it opted into. */
-	deadline = gpuar_deadline_in(timeout_ns);
-	ret = gpuar_imminent_reap(port, records, max,
-				  timeout_ns == 0 ? GPUAR_U64_MAX : deadline,
-				  timeout_ns == 0);
-	if (ret != -EAGAIN || timeout_ns == 0)
+	if (ret)
 		return ret;
-	if (intr_fd >= 0 && gpuar_interrupt_fd_set(intr_fd))
-		return -EINTR;
-	if (deadline != GPUAR_U64_MAX) {
-		u64 now = gpuar_now_ns();
-
-		if (now >= deadline)
-			return -ETIME;
-		timeout_ns = (int64_t)(deadline - now);
-	}
-	return port->ops->reap(port, records, max, timeout_ns, intr_fd);
-}
-
-GPUAR_EXPORT int gpuar_reap(struct gpuar_port *port,
-			    struct gpuar_record *records, uint32_t max,
-			    int64_t timeout_ns)
-{
-	return gpuar_reap_interruptible(port, records, max, timeout_ns, NULL);
-}
-
-GPUAR_EXPORT int gpuar_port_process(struct gpuar_port *port)
-{
-	int n, hit;
-
-	if (!port)
-		return -EINVAL;
-	if (port_forked(port))
-		return -EPERM;
-	n = port->ops->process(port);
-	/* Records are queued: the caller reads them first, claims later. */
-	if (n != 0)
-		return n;
-	hit = gpuar_imminent_serve(port, GPUAR_U64_MAX, true);
-	if (hit <= 0)
-		return hit;
-	n = port->ops->process(port);
-	/*
-	 * The module checks the claimed waits only when they are read, so
-	 * its queued count does not hold their records yet.
-	 */
-	return n < 0 || port->engine != GPUAR_ENGINE_KERNEL ? n : n + hit;
+	ret = port->ops->cancel(port, user_data);
+	gpuar_sys_charge(port, mark);
+	return ret;
 }
 
 /* NULL: nothing is pending, so nothing need run (L3-12). */
@@ -566,6 +509,7 @@ GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
 				  struct gpuar_port_stats *stats)
 {
 	struct gpuar_port_stats st = { .size = sizeof(st) };
+	u64 mark = gpuar_sys_mark();
 	int ret;
 
 	if (!port || !stats)
@@ -573,6 +517,7 @@ GPUAR_EXPORT int gpuar_port_stats(struct gpuar_port *port,
 	if (port_forked(port))
 		return -EPERM;
 	ret = port->ops->stats(port, &st);
+	gpuar_sys_charge(port, mark);
 	if (ret)
 		return ret;
 	return gpuar_sized_out(stats, &st, sizeof(st), GPUAR_PORT_STATS_SIZE_VER1);
@@ -582,6 +527,7 @@ GPUAR_EXPORT int gpuar_point_stats(struct gpuar_port *port,
 				   struct gpuar_point_stats *stats)
 {
 	struct gpuar_point_stats ps = { .size = sizeof(ps) };
+	u64 mark = gpuar_sys_mark();
 	int ret;
 
 	if (!port || !stats)
@@ -590,7 +536,24 @@ GPUAR_EXPORT int gpuar_point_stats(struct gpuar_port *port,
 		return -EPERM;
 	ps.point = stats->point;
 	ret = port->ops->point_stats(port, &ps);
+	gpuar_sys_charge(port, mark);
 	if (ret)
 		return ret;
 	return gpuar_sized_out(stats, &ps, sizeof(ps), GPUAR_POINT_STATS_SIZE_VER1);
+}
+
+GPUAR_EXPORT int gpuar_port_lib_stats(struct gpuar_port *port,
+				      struct gpuar_port_lib_stats *stats)
+{
+	struct gpuar_port_lib_stats st = { .size = sizeof(st) };
+
+	if (!port || !stats)
+		return -EINVAL;
+	if (port->area)
+		st.flags |= GPUAR_LIB_STATS_AREA;
+	st.syscalls = __atomic_load_n(&port->syscalls, __ATOMIC_RELAXED);
+	st.area_records = __atomic_load_n(&port->area_records,
+					  __ATOMIC_RELAXED);
+	return gpuar_sized_out(stats, &st, sizeof(st),
+			       GPUAR_PORT_LIB_STATS_SIZE_1_1);
 }

@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "defaults.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 struct gpuar_line {
@@ -100,12 +101,56 @@ struct gpuar_port {
 	u32 nheld;
 	bool held_ready;	/* claim_held(true) was last said */
 	u64 claim_slice_ns;	/* one sliced call's watch; 0: the whole lease */
+	/* kernel engine: the shared completion area, mapped (NULL: none) */
+	struct gpuar_area_ring *area;
+	void *area_map;
+	size_t area_len;
+	/* gpuar_port_lib_stats' counters (atomic adds) */
+	u64 syscalls;
+	u64 area_records;
 };
+
+/*
+ * Charge @port with the system calls this thread made since @mark (a
+ * gpuar_sys_mark()), and take them off the thread's count, so a caller
+ * that marked earlier charges only its own.
+ */
+void gpuar_sys_charge(struct gpuar_port *port, u64 mark);
+
+/*
+ * The kernel engine's shared completion area (lib/port_area.c). open: map
+ * and check the area of a port created with GPUAR_PORT_AREA (left
+ * unmapped where that fails: the port then reads). close: unmap it, before
+ * the fd closes. take: up to @max records from the ring with no system
+ * call, counted in area_records (0 without an area). need_read: records
+ * wait in the module's queue, or the head is out of range. count: records
+ * in the ring now.
+ */
+void gpuar_port_area_open(struct gpuar_port *port);
+/*
+ * The ring size the kernel engine asks for (0: the module's default,
+ * max_waits rounded up): a test's hook, set before an open, for a ring
+ * small enough to overflow (the library's API has no such option).
+ */
+extern u32 gpuar_port_area_test_entries;
+void gpuar_port_area_close(struct gpuar_port *port);
+int gpuar_port_area_take(struct gpuar_port *port, struct gpuar_record *records,
+			 u32 max);
+bool gpuar_port_area_need_read(const struct gpuar_port *port);
+u32 gpuar_port_area_count(const struct gpuar_port *port);
 
 /* Called in a child of the process that opened @port (see lib/process.c). */
 static inline bool port_forked(const struct gpuar_port *port)
 {
 	return gpuar_forked_since(port->fork_gen);
+}
+
+/* A port a call may use: -EINVAL for NULL, -EPERM in a forked child, else 0. */
+static inline int port_usable(const struct gpuar_port *port)
+{
+	if (!port)
+		return -EINVAL;
+	return port_forked(port) ? -EPERM : 0;
 }
 
 int gpuar_port_kernel_open(struct gpuar_port *port,

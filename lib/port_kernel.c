@@ -2,6 +2,8 @@
 /*
  * The kernel engine: the module's port. Every call is one ioctl or read()
  * on the port fd; the module validates, runs the waits and queues records.
+ * Where the module shares a completion area (GPUAR_FEATURE_AREA), records
+ * are taken from its ring first, with no call (lib/port_area.c).
  */
 #include "port.h"
 
@@ -17,7 +19,7 @@ static int xioctl(int fd, unsigned long req, void *arg)
 	int ret;
 
 	do {
-		ret = ioctl(fd, req, arg);
+		ret = GPUAR_SYS(ioctl(fd, req, arg));
 	} while (ret < 0 && errno == EINTR);
 	return ret < 0 ? -errno : ret;
 }
@@ -98,7 +100,7 @@ static ssize_t read_nowait(int fd, void *buf, size_t len)
 	ssize_t n;
 
 	do {
-		n = preadv2(fd, &iov, 1, -1, RWF_NOWAIT);
+		n = GPUAR_SYS(preadv2(fd, &iov, 1, -1, RWF_NOWAIT));
 	} while (n < 0 && errno == EINTR);
 	if (n >= 0 || errno != EOPNOTSUPP)
 		return n;
@@ -107,7 +109,7 @@ static ssize_t read_nowait(int fd, void *buf, size_t len)
 		return -1;
 	}
 	do {
-		n = read(fd, buf, len);
+		n = GPUAR_SYS(read(fd, buf, len));
 	} while (n < 0 && errno == EINTR);
 	return n;
 }
@@ -131,6 +133,36 @@ static int wait_ready(int fd, u64 deadline)
  * interruptible reap always waits in poll, on the port's fd and the
  * interrupt's eventfd together, so it does not busy-read either.
  */
+/* read_nowait's answer as records, -EIO for end of file, or -errno. */
+static int read_records(struct gpuar_port *port, struct gpuar_record *records,
+			u32 max)
+{
+	ssize_t n = read_nowait(port->fd, records, (size_t)max * sizeof(*records));
+
+	if (n > 0)
+		return (int)((size_t)n / sizeof(*records));
+	return n == 0 ? -EIO : -errno;
+}
+
+/*
+ * The area's records, with no system call; read() only where the module
+ * keeps records in its queue (overflow) or the head is out of range, and
+ * on a port with imminent readiness, whose claimed waits the module
+ * checks when the port is read (a watch that saw a store leaves its
+ * record to that read). -EAGAIN when none: the caller waits, or returns.
+ */
+static int area_reap(struct gpuar_port *port, struct gpuar_record *records,
+		     u32 max)
+{
+	int n = gpuar_port_area_take(port, records, max);
+
+	if (n > 0)
+		return n;
+	if (!gpuar_port_area_need_read(port) && !port->imminent)
+		return -EAGAIN;
+	return read_records(port, records, max);
+}
+
 static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 		  u32 max, int64_t timeout_ns, int intr_fd)
 {
@@ -141,9 +173,14 @@ static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 	ssize_t n;
 	int ret;
 
+	if (port->area) {
+		ret = area_reap(port, records, max);
+		if (ret != -EAGAIN || timeout_ns == 0)
+			return ret;
+	}
 	for (;;) {
 		if (block) {
-			n = read(port->fd, records, len);
+			n = GPUAR_SYS(read(port->fd, records, len));
 			if (n >= 0 || errno != EAGAIN)
 				goto got;
 		}
@@ -155,6 +192,10 @@ static int k_reap(struct gpuar_port *port, struct gpuar_record *records,
 			if (ret == -ETIME || (!ready && ret == 0))
 				return -ETIME;
 			if (ret < 0)
+				return ret;
+			/* Woken for a record: the ring's, if it is there. */
+			ret = gpuar_port_area_take(port, records, max);
+			if (ret > 0)
 				return ret;
 		}
 		n = read_nowait(port->fd, records, len);
@@ -173,7 +214,13 @@ got:
 static int k_process(struct gpuar_port *port)
 {
 	struct gpuar_port_stats st = { .size = sizeof(st) };
-	int ret = xioctl(port->fd, GPUAR_IOC_PORT_STATS, &st);
+	u32 ring = gpuar_port_area_count(port);
+	int ret;
+
+	/* Records in the ring: the caller reaps them without a call. */
+	if (ring)
+		return (int)ring;
+	ret = xioctl(port->fd, GPUAR_IOC_PORT_STATS, &st);
 
 	return ret < 0 ? ret : (int)st.queued;
 }
@@ -222,8 +269,14 @@ static int k_point_stats(struct gpuar_port *port,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * The area goes first: its mapping holds the port's file, so closing the
+ * fd while it is mapped would leave the port (its waits, its pinned
+ * lines) alive until the unmap.
+ */
 static void k_close(struct gpuar_port *port)
 {
+	gpuar_port_area_close(port);
 	close(port->fd);
 }
 
@@ -283,6 +336,13 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 	if ((opts->flags & GPUAR_PORT_IMMINENT) &&
 	    (v.features & GPUAR_FEATURE_IMMINENT))
 		c.flags |= GPUAR_PORT_IMMINENT;
+	/* The area, where the module has it; the library decides (not the caller). */
+	c.flags &= ~GPUAR_PORT_AREA;
+	if ((v.features & GPUAR_FEATURE_AREA) &&
+	    !(opts->flags & GPUAR_PORT_NO_AREA)) {
+		c.flags |= GPUAR_PORT_AREA;
+		c.ring_entries = gpuar_port_area_test_entries;
+	}
 	if (fd == 0)
 		fd = xioctl(dev, GPUAR_IOC_PORT_CREATE, &c);
 	close(dev);
@@ -301,5 +361,7 @@ int gpuar_port_kernel_open(struct gpuar_port *port,
 				       GPUAR_NSEC_PER_USEC;
 	port->fd = fd;
 	port->ops = &kernel_ops;
+	if (c.flags & GPUAR_PORT_AREA)
+		gpuar_port_area_open(port);
 	return 0;
 }

@@ -24,7 +24,7 @@ struct io_uring_sqe *uh_get_sqe(struct gpuar_uring_host *h)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&h->ring);
 
 	if (!sqe) {
-		io_uring_submit(&h->ring);
+		GPUAR_SYS(io_uring_submit(&h->ring));
 		sqe = io_uring_get_sqe(&h->ring);
 	}
 	return sqe;
@@ -36,7 +36,7 @@ int uh_submit(struct gpuar_uring_host *h, struct io_uring_sqe *sqe)
 	int ret;
 
 	do {
-		ret = io_uring_submit(&h->ring);
+		ret = GPUAR_SYS(io_uring_submit(&h->ring));
 	} while (ret == -EINTR);
 	if (ret < 0) {
 		io_uring_prep_nop(sqe);
@@ -61,7 +61,11 @@ static int wait_cqe(struct gpuar_uring_host *h, struct io_uring_cqe **cqe,
 {
 	int ret;
 
+	/* A completion already there: liburing takes it without entering. */
+	if (io_uring_peek_cqe(&h->ring, cqe) == 0)
+		return 0;
 	do {
+		gpuar_sys_tls++;
 		if (deadline == GPUAR_U64_MAX) {
 			ret = io_uring_wait_cqe(&h->ring, cqe);
 		} else {

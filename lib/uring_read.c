@@ -21,7 +21,7 @@ static int fallback_read(int fd, struct gpuar_record *records, u32 max,
 		return ret;
 	if (ret == 0)
 		return -ETIME;
-	n = read(fd, records, (size_t)max * sizeof(*records));
+	n = GPUAR_SYS(read(fd, records, (size_t)max * sizeof(*records)));
 	if (n < 0)
 		return -errno;
 	return (int)((size_t)n / sizeof(*records));
@@ -120,17 +120,29 @@ fallback:
 	return ret;
 }
 
-GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
-					  struct gpuar_record *records,
-					  uint32_t max, int64_t timeout_ns)
+/* A call's arguments and process: 0, -EINVAL or -EPERM. */
+static int host_usable(const struct gpuar_uring_host *h,
+		       const struct gpuar_record *records, u32 max)
+{
+	if (!h || !records || !max)
+		return -EINVAL;
+	return gpuar_forked_since(h->fork_gen) ? -EPERM : 0;
+}
+
+/* The host's calls charge its port with their system calls. */
+static int charged(struct gpuar_uring_host *h, u64 mark, int ret)
+{
+	if (h->port)
+		gpuar_sys_charge(h->port, mark);
+	return ret;
+}
+
+static int read_fd(struct gpuar_uring_host *h, int fd,
+		   struct gpuar_record *records, u32 max, int64_t timeout_ns)
 {
 	u64 deadline = gpuar_deadline_in(timeout_ns);
 	int res;
 
-	if (!h || !records || !max)
-		return -EINVAL;
-	if (gpuar_forked_since(h->fork_gen))
-		return -EPERM;
 	/* The stash holds the multishot fd's records: only that fd's. */
 	if (h->stash_len && fd == h->ms_fd)
 		return (int)uh_unstash(h, records, max);
@@ -147,6 +159,16 @@ GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
 		/* Out of buffers (we were slow): buffers are back, re-arm. */
 	}
 	return read_oneshot(h, fd, records, max, deadline);
+}
+
+GPUAR_EXPORT int gpuar_uring_host_read_fd(struct gpuar_uring_host *h, int fd,
+					  struct gpuar_record *records,
+					  uint32_t max, int64_t timeout_ns)
+{
+	int ret = host_usable(h, records, max);
+
+	return ret ? ret : charged(h, gpuar_sys_mark(),
+				   read_fd(h, fd, records, max, timeout_ns));
 }
 
 /*
@@ -242,31 +264,43 @@ static int reap_polled(struct gpuar_uring_host *h, struct gpuar_record *records,
 	}
 }
 
+static int host_reap(struct gpuar_uring_host *h, struct gpuar_record *records,
+		     u32 max, int64_t timeout_ns)
+{
+	u64 deadline = gpuar_deadline_in(timeout_ns);
+	int fd = h->port_fd, n;
+
+	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL) {
+		/* Records the host read come first, then the area's. */
+		if (h->stash_len && fd == h->ms_fd)
+			return (int)uh_unstash(h, records, max);
+		n = gpuar_port_area_take(h->port, records, max);
+		if (n > 0) {
+			h->st.records += (u32)n;
+			return n;
+		}
+		if (!gpuar_port_imminent(h->port))
+			return read_fd(h, fd, records, max, timeout_ns);
+		uh_pri_arm(h, fd);
+		/* The multishot read takes a raised wait in its stride. */
+		if (h->ms_possible && (h->ms_fd < 0 || h->ms_fd == fd))
+			return read_fd(h, fd, records, max, timeout_ns);
+	}
+	return reap_polled(h, records, max, deadline);
+}
+
 GPUAR_EXPORT int gpuar_uring_host_reap(struct gpuar_uring_host *h,
 				       struct gpuar_record *records,
 				       uint32_t max, int64_t timeout_ns)
 {
-	u64 deadline = gpuar_deadline_in(timeout_ns);
-	int fd;
+	int ret = host_usable(h, records, max);
 
-	if (!h || !records || !max)
-		return -EINVAL;
-	if (gpuar_forked_since(h->fork_gen))
-		return -EPERM;
+	if (ret)
+		return ret;
 	if (h->port_closed)
 		return -EBADF;
 	if (!h->port)
 		return -EINVAL;
-	fd = h->port_fd;
-	if (gpuar_port_engine(h->port) == GPUAR_ENGINE_KERNEL) {
-		if (!gpuar_port_imminent(h->port))
-			return gpuar_uring_host_read_fd(h, fd, records, max,
-							timeout_ns);
-		uh_pri_arm(h, fd);
-		/* The multishot read takes a raised wait in its stride. */
-		if (h->ms_possible && (h->ms_fd < 0 || h->ms_fd == fd))
-			return gpuar_uring_host_read_fd(h, fd, records, max,
-							timeout_ns);
-	}
-	return reap_polled(h, records, max, deadline);
+	return charged(h, gpuar_sys_mark(),
+		       host_reap(h, records, max, timeout_ns));
 }

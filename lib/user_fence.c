@@ -57,7 +57,7 @@ static int take_fences(struct uport *u, const struct gpuar_fence_wait *waits,
 			made++;
 			break;
 		}
-		if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0) {
+		if (GPUAR_SYS(epoll_ctl(u->epfd, EPOLL_CTL_ADD, w->fd, &ev)) < 0) {
 			ret = -errno;
 			close(w->fd);
 			w->fd = -1;
@@ -70,7 +70,7 @@ static int take_fences(struct uport *u, const struct gpuar_fence_wait *waits,
 	*error_index = made - 1;
 	while (made--) {
 		if (ws[made]->fd >= 0) {
-			epoll_ctl(u->epfd, EPOLL_CTL_DEL, ws[made]->fd, NULL);
+			GPUAR_SYS(epoll_ctl(u->epfd, EPOLL_CTL_DEL, ws[made]->fd, NULL));
 			close(ws[made]->fd);
 		}
 		uport_wait_release(u, ws[made]);
@@ -125,7 +125,7 @@ void uport_fence_end(struct uport *u, struct uwait *w, u8 outcome,
 		.outcome = outcome,
 	};
 
-	epoll_ctl(u->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	GPUAR_SYS(epoll_ctl(u->epfd, EPOLL_CTL_DEL, w->fd, NULL));
 	close(w->fd);
 	w->fd = -1;
 	uport_enqueue(u, &rec);
@@ -162,7 +162,7 @@ void uport_fence_harvest(struct uport *u, u64 now)
 
 	do {
 		ended = false;
-		n = epoll_wait(u->epfd, evs, HARVEST_BATCH, 0);
+		n = GPUAR_SYS(epoll_wait(u->epfd, evs, HARVEST_BATCH, 0));
 		for (i = 0; i < n; i++) {
 			struct uwait *w = evs[i].data.ptr;
 

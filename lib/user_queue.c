@@ -39,10 +39,10 @@ void uport_sync_eventfd(struct uport *u)
 	u64 v = 1;
 
 	if (want && !u->ev_set) {
-		if (write(u->evfd, &v, sizeof(v)) == sizeof(v))
+		if (GPUAR_SYS(write(u->evfd, &v, sizeof(v))) == sizeof(v))
 			u->ev_set = true;
 	} else if (!want && u->ev_set) {
-		if (read(u->evfd, &v, sizeof(v)) == sizeof(v))
+		if (GPUAR_SYS(read(u->evfd, &v, sizeof(v))) == sizeof(v))
 			u->ev_set = false;
 	}
 }

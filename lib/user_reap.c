@@ -193,7 +193,7 @@ static bool busy_fd_ready(struct uport *u)
 {
 	struct pollfd pfd = { .fd = u->epfd, .events = POLLIN };
 
-	return poll(&pfd, 1, 0) > 0;
+	return GPUAR_SYS(poll(&pfd, 1, 0)) > 0;
 }
 
 /*

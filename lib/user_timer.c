@@ -46,7 +46,7 @@ void uport_arm_timer(struct uport *u, bool lazy)
 	/* An absolute expiry already past fires at once; 0 would disarm. */
 	its.it_value.tv_sec = (time_t)(next / 1000000000ULL);
 	its.it_value.tv_nsec = (long)(next % 1000000000ULL);
-	if (timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0) {
+	if (GPUAR_SYS(timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL)) == 0) {
 		/* Setting it discards an expiry left undrained: count it. */
 		if (u->expiry_left)
 			u->st.timer_fires++;
@@ -72,7 +72,7 @@ void uport_drain_timer(struct uport *u, u64 now, bool woken)
 	if (!u->armed_ns || now < u->armed_ns)
 		return;
 	u->expiry_left = false;
-	if (read(u->tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+	if (GPUAR_SYS(read(u->tfd, &ticks, sizeof(ticks))) == sizeof(ticks)) {
 		u->st.timer_fires++;
 		/* One left by a spin woke nobody: no sample. */
 		if (woken && !left) {

@@ -29,7 +29,7 @@ BENCH_SRCS := $(BENCH_STATS_SRCS) \
 	$(BENCH_DIR)/bench_json.c $(BENCH_DIR)/bench_plot.c \
 	$(BENCH_DIR)/bench_options.c $(BENCH_DIR)/bench_scale.c \
 	$(BENCH_DIR)/bench_service.c \
-	$(BENCH_DIR)/bench_main.c \
+	$(BENCH_DIR)/bench_throughput.c $(BENCH_DIR)/bench_main.c \
 	tools/common/tool_options.c
 BENCH_STATS_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_STATS_SRCS))
 BENCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_SRCS))

@@ -227,6 +227,20 @@ enum gpuar_engine {
 /* The port fd survives exec (not with GPUAR_PORT_CLOEXEC: -EINVAL). */
 #define GPUAR_PORT_INHERIT (1U << 18)
 /*
+ * Kernel engine: leave the module's shared completion area alone and
+ * read() every record, as with a module before GPUAR_FEATURE_AREA (for
+ * comparisons: gpuar-bench's throughput mode). Without it a port on a
+ * module that has the area maps it (GPUAR_PORT_AREA, the module's
+ * default ring size) and gpuar_port_reap() takes records from its ring
+ * with no system call, reading the port only when the ring is empty and
+ * the caller waits, or when records overflowed into the module's queue;
+ * a header that does not check out (magic, sizes, geometry, record size)
+ * leaves the port reading as before. gpuar_port_lib_stats() says which.
+ * Ignored by the user engine. (GPUAR_PORT_AREA from <linux/gpuar.h> is
+ * the library's to ask the module for: given here, it is ignored.)
+ */
+#define GPUAR_PORT_NO_AREA (1U << 19)
+/*
  * GPUAR_PORT_IMMINENT (from <linux/gpuar.h>): imminent readiness, for
  * programs that wait in epoll, poll, libuv or io_uring and want a GPU
  * completion at about a spin's latency. At a predicted flag wait's early
@@ -636,6 +650,34 @@ int gpuar_reap_interruptible(struct gpuar_port *port,
  */
 int gpuar_port_stats(struct gpuar_port *port, struct gpuar_port_stats *stats);
 int gpuar_point_stats(struct gpuar_port *port, struct gpuar_point_stats *stats);
+
+/*
+ * What the library itself counts for a port (the module's counters are
+ * gpuar_port_stats'). size as for the options structs: 0 or sizeof();
+ * the library writes what the caller's size has room for.
+ *
+ * syscalls: the system calls the library made for the port in calls on
+ * it (gpuar_port_reap, submits, cancels, process, claims, statistics, an
+ * io_uring host's reads and waits for it): each ioctl, read, preadv2,
+ * write, poll, ppoll, epoll_wait, epoll_ctl, timerfd_settime, prctl and
+ * io_uring_enter (a submit, or a completion wait that found none ready).
+ * Not counted: a watcher thread's (GPUAR_PORT_WATCHER), the open and
+ * close, and memory mappings (lines). A program's own waits on the port's
+ * fd (its epoll loop) are its own to count.
+ */
+#define GPUAR_LIB_STATS_AREA (1U << 0)	/* records come from the shared area */
+
+struct gpuar_port_lib_stats {
+	uint32_t size;		/* 0 or sizeof(struct gpuar_port_lib_stats) */
+	uint32_t flags;		/* out: GPUAR_LIB_STATS_* */
+	uint64_t syscalls;	/* system calls, as above */
+	uint64_t area_records;	/* records taken from the area, no call made */
+	uint64_t reserved[5];	/* zeroed */
+};
+
+/* Fill *@stats (see above). 0, or -EINVAL (NULL, a size below 1.1's). Thread-safe. */
+int gpuar_port_lib_stats(struct gpuar_port *port,
+			 struct gpuar_port_lib_stats *stats);
 
 /* "immediate", "exact", "late", "fence", "timeout", "cancelled" or "?". */
 const char *gpuar_outcome_name(uint32_t outcome);

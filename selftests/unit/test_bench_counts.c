@@ -63,6 +63,22 @@ START_TEST(no_port_has_no_port_counts)
 }
 END_TEST
 
+/* System calls per wait where both ends counted them, else -1 ("-"). */
+START_TEST(syscalls_per_wait_only_when_counted)
+{
+	struct bench_counts a = { .syscalls = 10, .has_syscalls = true };
+	struct bench_counts b = { .syscalls = 30, .has_syscalls = true };
+	struct bench_counts_per_wait pw = bench_counts_per_wait(&a, &b, 4);
+
+	ck_assert_double_eq_tol(pw.syscalls, 5.0, 1e-9);
+	b.has_syscalls = false;
+	pw = bench_counts_per_wait(&a, &b, 4);
+	ck_assert(pw.syscalls < 0);
+	pw = bench_counts_per_wait(&a, &a, 0);
+	ck_assert(pw.syscalls < 0);
+}
+END_TEST
+
 START_TEST(no_waits_count_nothing)
 {
 	struct bench_counts a = { .voluntary = 1 }, b = { .voluntary = 5 };
@@ -96,6 +112,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, counts_are_divided_per_wait);
 	tcase_add_test(tc, no_port_has_no_port_counts);
 	tcase_add_test(tc, no_waits_count_nothing);
+	tcase_add_test(tc, syscalls_per_wait_only_when_counted);
 	tcase_add_test(tc, a_sleep_is_a_voluntary_switch);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,11 +8,14 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_options.h"
 #include "bench_report.h"
 #include "bench_run.h"
+#include "bench_throughput.h"
 #include "unit.h"
 
 static struct bench_run run;
@@ -143,6 +146,114 @@ START_TEST(reactor_and_user_imminent_complete_and_count)
 }
 END_TEST
 
+/* The table @run prints, and the JSON it writes, as text (free them). */
+static char *table_of(const struct bench_run *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	bench_print_table(f, r);
+	fclose(f);
+	return text;
+}
+
+static char *json_of(const struct bench_run *r)
+{
+	char path[] = "/tmp/gpuar-bench-json-XXXXXX", *text;
+	int fd = mkstemp(path);
+	FILE *f;
+	size_t len;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(bench_write_json(path, r), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	text = calloc(1, 1 << 20);
+	ck_assert_ptr_nonnull(text);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	text[len] = '\0';
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+/*
+ * syscalls/wait: none for spin (a load loop), some for each strategy that
+ * blocks, whether the bench makes the calls (sleep-poll's sleeps,
+ * futex-wake's and the reactor's futexes) or the library does
+ * (user-predict); the table's column and the JSON's field carry them.
+ */
+START_TEST(syscalls_are_counted_per_strategy)
+{
+	char *text;
+
+	configure("spin,sleep-poll,futex-wake,reactor-spin,user-predict", 1);
+	ck_assert_uint_eq(run.results, 5);
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	for (unsigned int i = 0; i < run.results; i++) {
+		const struct bench_result *r = &run.result[i];
+
+		assert_measured(r, 4);
+		for (unsigned int k = 0; k < r->reps; k++) {
+			if (i == 0)
+				ck_assert(r->rep[k].syscalls == 0);
+			else
+				ck_assert_msg(r->rep[k].syscalls > 0, "%s: %f",
+					      r->st.name, r->rep[k].syscalls);
+		}
+	}
+	text = table_of(&run);
+	ck_assert_ptr_nonnull(strstr(text, "sys/w"));
+	free(text);
+	text = json_of(&run);
+	/* The summary's and each repetition's, for every strategy. */
+	{
+		unsigned int n = 0;
+
+		for (char *at = text; (at = strstr(at, "\"syscalls_per_wait\": ")); at++)
+			n++;
+		ck_assert_uint_eq(n, 5 * 3);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "\"strategy\": \"spin\""));
+	free(text);
+}
+END_TEST
+
+/*
+ * --throughput without the module: not available, and why, in the table
+ * and the JSON; nothing else of the run changes. (The measurement itself
+ * needs a module with the shared area: the VM's kernel engine.)
+ */
+START_TEST(throughput_without_the_area_says_not_available)
+{
+	char *text;
+
+	configure("spin", 1);
+	run.cfg.throughput = 64;
+	ck_assert_int_eq(bench_run_all(&run, false), 0);
+	ck_assert_int_eq(bench_throughput_run(&run.cfg, &run.tp), 0);
+	ck_assert(!run.tp.available);
+	ck_assert_uint_eq(run.tp.records, 64);
+	ck_assert_ptr_nonnull(strstr(run.tp.reason, "/nonexistent/gpuar"));
+	text = table_of(&run);
+	ck_assert_ptr_nonnull(strstr(text, "throughput: not available: kernel engine: "));
+	free(text);
+	text = json_of(&run);
+	ck_assert_ptr_nonnull(strstr(text, "\"throughput\": {\"records_per_round\": 64, "
+					  "\"status\": \"not available\", \"reason\": "));
+	free(text);
+	/* Not asked for: no section, no key. */
+	run.cfg.throughput = 0;
+	ck_assert_int_eq(bench_throughput_run(&run.cfg, &run.tp), 0);
+	text = table_of(&run);
+	ck_assert_ptr_null(strstr(text, "throughput"));
+	free(text);
+}
+END_TEST
+
 START_TEST(missing_module_skips_with_reason)
 {
 	configure("kport-read,kport-epoll,kport-uring,fence-vgem,lib-reap,"
@@ -180,6 +291,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, streams_complete_every_wait);
 	tcase_add_test(tc, record_strategies_split_detection_from_hand_back);
 	tcase_add_test(tc, reactor_and_user_imminent_complete_and_count);
+	tcase_add_test(tc, syscalls_are_counted_per_strategy);
+	tcase_add_test(tc, throughput_without_the_area_says_not_available);
 	tcase_add_test(tc, missing_module_skips_with_reason);
 	tcase_add_test(tc, plans_are_reported_per_strategy);
 	suite_add_tcase(s, tc);

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <sys/resource.h>
 
+uint64_t bench_syscall_count;
+
 int bench_counts_thread(struct bench_counts *c)
 {
 	struct rusage ru;
@@ -26,6 +28,7 @@ struct bench_counts_per_wait bench_counts_per_wait(const struct bench_counts *a,
 {
 	struct bench_counts_per_wait r = {
 		.port = { -1.0, -1.0, -1.0, -1.0, -1.0, -1.0 },
+		.syscalls = -1.0,
 	};
 	const struct bench_port_counts *pa = &a->port, *pb = &b->port;
 
@@ -40,6 +43,8 @@ struct bench_counts_per_wait bench_counts_per_wait(const struct bench_counts *a,
 					    pb->lease_expiries, waits);
 		r.port.late = per(pa->late, pb->late, waits);
 	}
+	if (a->has_syscalls && b->has_syscalls)
+		r.syscalls = per(a->syscalls, b->syscalls, waits);
 	r.ctx_switches = per(a->voluntary + a->involuntary,
 			     b->voluntary + b->involuntary, waits);
 	r.wakeups = per(a->voluntary + a->helper_wakeups,

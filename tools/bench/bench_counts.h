@@ -7,7 +7,11 @@
  * by the first look after their estimator sleep), the waiter thread's context
  * switches (getrusage RUSAGE_THREAD: voluntary ones are blocks, each
  * ended by a wake-up; involuntary ones are preemptions), and the
- * wake-ups of a strategy's helper thread.
+ * wake-ups of a strategy's helper thread, and the system calls made to
+ * wait: the library's for the strategy's port (gpuar_port_lib_stats) and
+ * the bench's own (BENCH_SYS, where the strategy calls the kernel itself:
+ * its epoll loop, read(), io_uring, futex, sleeps), the waiter's and a
+ * helper thread's alike; never the simulated device's.
  */
 #ifndef GPUAR_BENCH_COUNTS_H
 #define GPUAR_BENCH_COUNTS_H
@@ -26,7 +30,17 @@ struct bench_counts {
 	uint64_t helper_wakeups;
 	struct bench_port_counts port;
 	bool has_port;		/* the strategy waits through a port */
+	uint64_t syscalls;	/* the library's and the bench's, so far */
+	bool has_syscalls;	/* false: calls the bench cannot see (CUDA) */
 };
+
+/*
+ * The system calls the bench's strategies make themselves, counted where
+ * each is made: BENCH_SYS(call) adds one and evaluates @call.
+ */
+extern uint64_t bench_syscall_count;
+#define BENCH_SYS(call)							\
+	(__atomic_add_fetch(&bench_syscall_count, 1, __ATOMIC_RELAXED), (call))
 
 /* The calling thread's context switches into @c; 0 or -errno. */
 int bench_counts_thread(struct bench_counts *c);
@@ -40,6 +54,7 @@ struct bench_counts_per_wait {
 	struct bench_port_per_wait port;
 	double ctx_switches;
 	double wakeups;
+	double syscalls;	/* < 0: not counted */
 };
 
 /* The counts between @a and @b, per wait of @waits (> 0). */

@@ -172,6 +172,8 @@ static void result(FILE *f, const struct bench_run *run,
 	jcount(f, s->lease_expiries.median);
 	fputs(", \"late_per_wait\": ", f);
 	jcount(f, s->late.median);
+	fputs(", \"syscalls_per_wait\": ", f);
+	jcount(f, s->syscalls.median);
 	fputs(", \"ctx_switches_per_wait\": ", f);
 	jnum(f, s->ctx_switches.median);
 	fputs(", \"wakeups_per_wait\": ", f);
@@ -203,6 +205,8 @@ static void result(FILE *f, const struct bench_run *run,
 			i ? "," : "", p->p50, p->p90, p->p99, p->max, p->waiter_cpu_us,
 			p->system_cpu_us, p->background_cpu_us, p->waits_per_s, (unsigned long long)p->errors);
 		jcount(f, p->port.timer_fires);
+		fputs(", \"syscalls_per_wait\": ", f);
+		jcount(f, p->syscalls);
 		fprintf(f, ", \"ctx_switches_per_wait\": %.3f, \"wakeups_per_wait\": %.3f}",
 			p->ctx_switches, p->wakeups);
 	}
@@ -261,6 +265,35 @@ static void targets(FILE *f, const struct bench_run *run)
 	fputs("],\n", f);
 }
 
+/* --throughput only: the area's reap against read(), or why not. */
+static void throughput(FILE *f, const struct bench_run *run)
+{
+	const struct bench_throughput *t = &run->tp;
+	const struct bench_reap_way *w[2] = { &t->area, &t->read };
+	const char *names[2] = { "area", "read" };
+
+	if (!t->records)
+		return;
+	fprintf(f, " \"throughput\": {\"records_per_round\": %u, \"status\": ",
+		t->records);
+	jstr(f, t->available ? "ok" : "not available");
+	if (t->reason[0]) {
+		fputs(", \"reason\": ", f);
+		jstr(f, t->reason);
+	}
+	fprintf(f, ", \"rounds\": %u", t->rounds);
+	for (int i = 0; t->available && i < 2; i++) {
+		fprintf(f, ", \"%s\": {\"records_per_s\": ", names[i]);
+		jnum(f, w[i]->records_per_s.median);
+		fputs(", \"syscalls_per_record\": ", f);
+		jnum(f, w[i]->syscalls_per_record.median);
+		fputs(", \"spread\": {\"records_per_s\": ", f);
+		jspread(f, &w[i]->records_per_s);
+		fputs("}}", f);
+	}
+	fputs("},\n", f);
+}
+
 int bench_write_json(const char *path, const struct bench_run *run)
 {
 	FILE *f = fopen(path, "we");
@@ -271,6 +304,7 @@ int bench_write_json(const char *path, const struct bench_run *run)
 	env_workload(f, run);
 	oracle(f, run);
 	targets(f, run);
+	throughput(f, run);
 	fputs(" \"results\": [\n", f);
 	for (unsigned int i = 0; i < run->results; i++) {
 		result(f, run, &run->result[i]);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "bench_counts.h"
 #include "bench_kport.h"
 
 #include <errno.h>
@@ -144,7 +145,7 @@ int bench_kport_submit_word(struct bench_kport *kp, struct bench_ctx *ctx,
 
 	if (!start_ns)
 		kp->start_ns[stream] = bench_now_ns();
-	if (ioctl(kp->fd, GPUAR_IOC_SUBMIT_WORD, &sub) != 1)
+	if (BENCH_SYS(ioctl(kp->fd, GPUAR_IOC_SUBMIT_WORD, &sub)) != 1)
 		return -errno;
 	return 0;
 }

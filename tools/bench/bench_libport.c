@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "bench_counts.h"
 #include "bench_libport.h"
 
 #include <errno.h>
@@ -178,7 +179,7 @@ static int reap_on_readiness(void *arg, struct bench_libport *lp,
 	struct epoll_event ev;
 
 	(void)arg;
-	if (epoll_wait(lp->ep, &ev, 1, -1) < 0)
+	if (BENCH_SYS(epoll_wait(lp->ep, &ev, 1, -1)) < 0)
 		return -errno;
 	return gpuar_port_reap(lp->port, lp->rec, room, 0);
 }
@@ -227,4 +228,14 @@ void bench_libport_state_close(void *state, struct bench_ctx *ctx)
 {
 	bench_libport_close(state, ctx);
 	free(state);
+}
+
+int bench_libport_lib_syscalls(void *state, uint64_t *n)
+{
+	const struct bench_libport *lp = state;
+	struct gpuar_port_lib_stats st = { .size = sizeof(st) };
+	int ret = gpuar_port_lib_stats(lp->port, &st);
+
+	*n = st.syscalls;
+	return ret;
 }

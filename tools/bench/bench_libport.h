@@ -56,6 +56,8 @@ int bench_libport_epoll_wait(void *state, struct bench_ctx *ctx,
 
 /* struct bench_strategy's port_stats: @state starts with a bench_libport. */
 int bench_libport_port_stats(void *state, struct gpuar_port_stats *st);
+/* struct bench_strategy's lib_syscalls: the same @state. */
+int bench_libport_lib_syscalls(void *state, uint64_t *n);
 
 /*
  * A waiter's loop: @reap (the strategy's way of taking up to @room

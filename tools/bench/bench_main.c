@@ -128,6 +128,8 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 1;
 	}
+	if (run.cfg.throughput && bench_throughput_run(&run.cfg, &run.tp))
+		status = 1;
 	for (unsigned int i = 0; i < run.results; i++) {
 		const struct bench_result *res = &run.result[i];
 

@@ -17,7 +17,7 @@ enum {
 	OPT_MARGINS, OPT_STRATEGIES, OPT_LEAD, OPT_WAITER_CPU, OPT_DEVICE_CPU,
 	OPT_DEVICE_PATH, OPT_JSON, OPT_PLOT, OPT_LIST, OPT_DEVICE, OPT_BACKGROUND, OPT_PLOT_SCRIPT, OPT_SPLIT_SUBMIT,
 	OPT_PENDING, OPT_RATE, OPT_SECONDS, OPT_ENGINE,
-	OPT_TARGETS, OPT_VERSION,
+	OPT_TARGETS, OPT_VERSION, OPT_THROUGHPUT,
 };
 
 static const struct option longopts[] = {
@@ -50,6 +50,7 @@ static const struct option longopts[] = {
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "targets", no_argument, NULL, OPT_TARGETS },
+	{ "throughput", required_argument, NULL, OPT_THROUGHPUT },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -120,6 +121,12 @@ void bench_usage(FILE *f)
 "  --split-submit         also time the waiter's submissions (port submit,\n"
 "                         fence export) apart: a diagnostic, it adds two\n"
 "                         thread-clock reads to every such wait\n"
+"  --throughput N         also, after the strategies: N completed waits\n"
+"                         (1..4096) reaped from the module's shared\n"
+"                         completion area against read() on a port\n"
+"                         without it, --reps rounds taking turns; records/s\n"
+"                         and system calls per record (kernel engine with\n"
+"                         GPUAR_FEATURE_AREA, else \"not available\")\n"
 "\n"
 "Scale (instead of the strategies):\n"
 "  --pending N            N waits outstanding on one port (all on one word,\n"
@@ -465,6 +472,10 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 			break;
 		case OPT_TARGETS:
 			o->targets = true;
+			break;
+		case OPT_THROUGHPUT:
+			err = number("throughput", optarg, 1, BENCH_THROUGHPUT_MAX, &v);
+			c->throughput = (uint32_t)v;
 			break;
 		case OPT_VERSION:
 			tool_print_version(stdout, "gpuar-bench");

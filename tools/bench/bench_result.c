@@ -34,6 +34,7 @@ void bench_summarize(struct bench_result *r)
 	SPREAD_OF(late, port.late);
 	SPREAD(ctx_switches);
 	SPREAD(wakeups);
+	SPREAD(syscalls);
 	for (unsigned int i = 0; i < r->reps; i++) {
 		s->errors += r->rep[i].errors;
 		s->late_stores += r->rep[i].late_stores;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench_throughput.h"
 #include "bench_counts.h"
 #include "bench_stats.h"
 #include "bench_strategy.h"
@@ -37,6 +38,7 @@ struct bench_rep {
 	 */
 	struct bench_port_per_wait port;
 	double ctx_switches, wakeups;
+	double syscalls;		/* system calls per wait; < 0: not counted */
 };
 
 /* The medians (and spread) of the repetitions. */
@@ -46,7 +48,7 @@ struct bench_summary {
 	struct bench_spread background_cpu_us, submit_cpu_us, detect_p50;
 	struct bench_spread timer_fires, checks, imminent, claims, lease_expiries;
 	struct bench_spread late;
-	struct bench_spread ctx_switches, wakeups;
+	struct bench_spread ctx_switches, wakeups, syscalls;
 	uint64_t errors;		/* over all repetitions */
 	uint64_t late_stores;
 };
@@ -79,6 +81,7 @@ struct bench_run {
 	struct bench_result result[BENCH_STRATEGIES_MAX];
 	unsigned int results;
 	int oracle_chosen;	/* index into result[], -1 when none qualified */
+	struct bench_throughput tp;	/* --throughput: the area against read() */
 };
 
 /* Fill @s from the repetitions of @r. */

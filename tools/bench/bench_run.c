@@ -71,8 +71,28 @@ static double background_rate(const struct bench_config *cfg)
 	return bench_system_cpu_ns(&cs) / (double)cs.wall_ns;
 }
 
-/* The counts so far: the waiter's thread, the helper's, the port's. */
-static void counts_read(struct rep_state *rs, struct bench_counts *c)
+/*
+ * The system calls so far, the library's for the port and the bench's;
+ * not counted for a strategy waiting through a vendor API.
+ */
+static void syscalls_read(struct rep_state *rs, struct bench_counts *c)
+{
+	uint64_t lib = 0;
+
+	c->has_syscalls = !rs->st->gpu_only &&
+			  (!rs->st->lib_syscalls ||
+			   rs->st->lib_syscalls(rs->state, &lib) == 0);
+	c->syscalls = lib + __atomic_load_n(&bench_syscall_count,
+					    __ATOMIC_RELAXED);
+}
+
+/*
+ * The counts so far: the waiter's thread, the helper's, the port's. The
+ * system calls are read after the port's statistics at the start and
+ * before them at the end, so their own ioctl is never counted.
+ */
+static void counts_read(struct rep_state *rs, struct bench_counts *c,
+			bool start)
 {
 	memset(c, 0, sizeof(*c));
 	bench_counts_thread(c);
@@ -80,8 +100,12 @@ static void counts_read(struct rep_state *rs, struct bench_counts *c)
 					    __ATOMIC_RELAXED);
 	struct gpuar_port_stats st;
 
+	if (!start)
+		syscalls_read(rs, c);
 	c->has_port = rs->st->port_stats &&
 		      rs->st->port_stats(rs->state, &st) == 0;
+	if (start)
+		syscalls_read(rs, c);
 	if (c->has_port)
 		c->port = (struct bench_port_counts){
 			.timer_fires = st.timer_fires,
@@ -132,7 +156,7 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 		snprintf(r->reason, sizeof(r->reason), "/proc/stat: %s", strerror(errno));
 		goto close;
 	}
-	counts_read(&rs, &c0);
+	counts_read(&rs, &c0, true);
 	t0 = bench_now_ns();
 	w0 = bench_thread_cpu_ns();
 	d0 = bench_device_cpu_ns(dev);
@@ -206,11 +230,12 @@ static int run_rep(struct bench_result *r, const struct bench_config *cfg,
 		snprintf(r->reason, sizeof(r->reason), "repetition %u: %llu errors, first: %.100s",
 			 rep + 1, (unsigned long long)out->errors, rs.ctx.first_error);
 	out->late_stores = atomic_load(&dev->late_stores);
-	counts_read(&rs, &c1);
+	counts_read(&rs, &c1, false);
 	pw = bench_counts_per_wait(&c0, &c1, completed);
 	out->port = pw.port;
 	out->ctx_switches = pw.ctx_switches;
 	out->wakeups = pw.wakeups;
+	out->syscalls = pw.syscalls;
 	bench_sort(lat, timed);
 	out->p50 = bench_percentile(lat, timed, 50);
 	out->p90 = bench_percentile(lat, timed, 90);

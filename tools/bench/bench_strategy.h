@@ -40,6 +40,7 @@ struct bench_config {
 	uint64_t background_ns;			/* idle gap before each repetition */
 	bool split_submit;			/* time submit() apart (2 syscalls a wait) */
 	enum bench_device_kind device;		/* --device: the completion producer */
+	uint32_t throughput;			/* --throughput N: records a round, 0: off */
 };
 
 /* The state of one repetition the strategy works in. */
@@ -102,6 +103,11 @@ struct bench_strategy {
 	 * 0 or a negative errno. NULL: no port.
 	 */
 	int (*port_stats)(void *state, struct gpuar_port_stats *st);
+	/*
+	 * Strategies that wait through a libgpuar port: the system calls the
+	 * library made for it so far (gpuar_port_lib_stats); 0 or -errno.
+	 */
+	int (*lib_syscalls)(void *state, uint64_t *n);
 };
 
 /*

@@ -56,6 +56,8 @@ static void header(FILE *f, const struct bench_run *run)
 		"own load with the benchmark idle, included in system);\n"
 		"medians [min-max] over repetitions\n"
 		"counts per wait: timers (the port's timer firings; - without a port), "
+		"sys/w (system calls made to wait: the library's for the port\n"
+		"and the strategy's own; - where a vendor API makes them), "
 		"csw (the waiter thread's context switches), wakes (its blocks ended\n"
 		"by a wake-up, plus a helper thread's)\n\n");
 }
@@ -114,16 +116,45 @@ static void bench_table_port(FILE *f, const struct bench_run *run)
 	}
 }
 
+/* --throughput: the area's reap against read(), or why not. */
+static void bench_table_throughput(FILE *f, const struct bench_run *run)
+{
+	const struct bench_throughput *t = &run->tp;
+	const struct {
+		const char *name;
+		const struct bench_reap_way *w;
+	} ways[] = { { "area ring", &t->area }, { "read()", &t->read } };
+
+	if (!t->records)
+		return;
+	if (!t->available) {
+		fprintf(f, "\nthroughput: not available: %s\n", t->reason);
+		return;
+	}
+	fprintf(f, "\nthroughput: %u completed waits reaped a round, %u rounds "
+		"taking turns%s%s:\n  %-10s %-34s %s\n", t->records, t->rounds,
+		t->rounds < run->cfg.reps ? "; stopped: " : "",
+		t->rounds < run->cfg.reps ? t->reason : "",
+		"reaped by", "records/s", "syscalls/record");
+	for (size_t i = 0; i < 2; i++) {
+		char rps[40];
+
+		cell(rps, sizeof(rps), &ways[i].w->records_per_s);
+		fprintf(f, "  %-10s %-34s %.3f\n", ways[i].name, rps,
+			ways[i].w->syscalls_per_record.median);
+	}
+}
+
 void bench_print_table(FILE *f, const struct bench_run *run)
 {
 	header(f, run);
-	fprintf(f, "%-20s %-22s %8s %-22s %9s %8s %-24s %6s %8s %8s %4s %6s %6s %6s\n",
+	fprintf(f, "%-20s %-22s %8s %-22s %9s %8s %-24s %6s %8s %8s %4s %6s %6s %6s %6s\n",
 		"strategy", "p50", "p90", "p99", "max", "waiter", "system", "%core",
-		"backgr", "waits/s", "err", "timers", "csw", "wakes");
+		"backgr", "waits/s", "err", "timers", "sys/w", "csw", "wakes");
 	for (unsigned int i = 0; i < run->results; i++) {
 		const struct bench_result *r = &run->result[i];
 		const struct bench_summary *s = &r->sum;
-		char p50[40], p99[40], sys[40], name[40], timers[16];
+		char p50[40], p99[40], sys[40], name[40], timers[16], calls[16];
 
 		if (r->skipped || !r->reps)
 			continue;
@@ -136,11 +167,16 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 			snprintf(timers, sizeof(timers), "-");
 		else
 			snprintf(timers, sizeof(timers), "%.2f", s->timer_fires.median);
-		fprintf(f, "%-20s %-22s %8.2f %-22s %9.1f %8.1f %-24s %6.1f %8.1f %8.1f %4llu %6s %6.2f %6.2f\n",
+		if (s->syscalls.median < 0)
+			snprintf(calls, sizeof(calls), "-");
+		else
+			snprintf(calls, sizeof(calls), "%.2f", s->syscalls.median);
+		fprintf(f, "%-20s %-22s %8.2f %-22s %9.1f %8.1f %-24s %6.1f %8.1f %8.1f %4llu %6s %6s %6.2f %6.2f\n",
 			name, p50, s->p90.median, p99, s->max.median,
 			s->waiter_cpu_us.median, sys, bench_core_pct(s),
 			s->background_cpu_us.median, s->waits_per_s.median,
-			(unsigned long long)s->errors, timers, s->ctx_switches.median,
+			(unsigned long long)s->errors, timers, calls,
+			s->ctx_switches.median,
 			s->wakeups.median);
 	}
 	for (unsigned int i = 0; i < run->results; i++) {
@@ -183,6 +219,7 @@ void bench_print_table(FILE *f, const struct bench_run *run)
 	}
 	bench_table_detect(f, run);
 	bench_table_port(f, run);
+	bench_table_throughput(f, run);
 	if (!bench_find(run, "spin") || !bench_oracle_ran(run))
 		return;
 	if (run->oracle_chosen >= 0)

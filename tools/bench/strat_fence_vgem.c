@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "bench_counts.h"
 #include "bench_clock.h"
 #include "bench_kport.h"
 #include "bench_vgem.h"
@@ -112,7 +113,7 @@ static int fence_submit(void *state, struct bench_ctx *ctx, unsigned int stream,
 	if (err)
 		return err;
 	w.fd = sync_fd;
-	err = ioctl(fs->kp.fd, GPUAR_IOC_SUBMIT_FENCE, &sub) == 1 ? 0 : -errno;
+	err = BENCH_SYS(ioctl(fs->kp.fd, GPUAR_IOC_SUBMIT_FENCE, &sub)) == 1 ? 0 : -errno;
 	close(sync_fd);	/* the port holds its own reference */
 	if (err) {
 		bench_vgem_signal(fs->vgem, fence);
@@ -128,7 +129,7 @@ static int fence_wait(void *state, struct bench_ctx *ctx,
 	struct fence_state *fs = state;
 
 	for (;;) {
-		ssize_t r = read(fs->kp.fd, fs->kp.rec, sizeof(fs->kp.rec));
+		ssize_t r = BENCH_SYS(read(fs->kp.fd, fs->kp.rec, sizeof(fs->kp.rec)));
 		uint64_t now = bench_now_ns();
 		unsigned int n;
 

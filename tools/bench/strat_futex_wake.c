@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "bench_counts.h"
 #include "bench_futex.h"
 #include "bench_strategy.h"
 
@@ -34,7 +35,7 @@ static int futex_wait(void *state, struct bench_ctx *ctx,
 		if (n)
 			return (int)n;
 		atomic_fetch_add(&dev->event_waiters, 1);
-		if (bench_futex_wait((uint32_t *)&dev->event, ev, 0) &&
+		if (BENCH_SYS(bench_futex_wait((uint32_t *)&dev->event, ev, 0)) &&
 		    errno != EAGAIN && errno != EINTR) {
 			atomic_fetch_sub(&dev->event_waiters, 1);
 			return -errno;

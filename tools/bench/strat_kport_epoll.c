@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "bench_counts.h"
 #include "bench_clock.h"
 #include "bench_kport.h"
 
@@ -70,12 +71,12 @@ static int kepoll_wait(void *state, struct bench_ctx *ctx,
 		uint64_t now;
 		unsigned int n;
 
-		if (epoll_wait(ke->ep, &ev, 1, -1) < 0) {
+		if (BENCH_SYS(epoll_wait(ke->ep, &ev, 1, -1)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		r = read(ke->kp.fd, ke->kp.rec, sizeof(ke->kp.rec));
+		r = BENCH_SYS(read(ke->kp.fd, ke->kp.rec, sizeof(ke->kp.rec)));
 		now = bench_now_ns();
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EINTR)

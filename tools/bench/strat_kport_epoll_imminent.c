@@ -36,4 +36,5 @@ const struct bench_strategy bench_strat_kport_epoll_imminent = {
 	.wait = bench_libport_epoll_wait,
 	.close = bench_libport_state_close,
 	.port_stats = bench_libport_port_stats,
+	.lib_syscalls = bench_libport_lib_syscalls,
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bench_counts.h"
 #include "bench_clock.h"
 #include "bench_kport.h"
 
@@ -47,7 +48,7 @@ static int kread_wait(void *state, struct bench_ctx *ctx,
 	struct bench_kport *kp = state;
 
 	for (;;) {
-		ssize_t r = read(kp->fd, kp->rec, sizeof(kp->rec));
+		ssize_t r = BENCH_SYS(read(kp->fd, kp->rec, sizeof(kp->rec)));
 		uint64_t now = bench_now_ns();
 		unsigned int n;
 

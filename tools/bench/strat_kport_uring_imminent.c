@@ -89,4 +89,5 @@ const struct bench_strategy bench_strat_kport_uring_imminent = {
 	.wait = kuimm_wait,
 	.close = kuimm_close,
 	.port_stats = bench_libport_port_stats,
+	.lib_syscalls = bench_libport_lib_syscalls,
 };

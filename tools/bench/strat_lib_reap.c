@@ -33,4 +33,5 @@ const struct bench_strategy bench_strat_lib_reap = {
 	.wait = bench_libport_reap_wait,
 	.close = bench_libport_state_close,
 	.port_stats = bench_libport_port_stats,
+	.lib_syscalls = bench_libport_lib_syscalls,
 };

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "bench_counts.h"
 #include "bench_clock.h"
 #include "bench_strategy.h"
 
@@ -45,7 +46,7 @@ static int oracle_wait(void *state, struct bench_ctx *ctx,
 	}
 	if (due != UINT64_MAX && due > st->param &&
 	    bench_now_ns() < due - st->param)
-		bench_sleep_until(due - st->param);
+		BENCH_SYS(bench_sleep_until(due - st->param));
 	while (!(n = bench_scan(ctx, done, max)))
 		bench_cpu_relax();
 	return (int)n;

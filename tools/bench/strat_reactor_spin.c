@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_counts.h"
 #include "bench_clock.h"
 #include "bench_cuda.h"
 #include "bench_futex.h"
@@ -133,7 +134,7 @@ static bool scan(struct reactor *r)
 	if (any) {
 		atomic_fetch_add(&r->done_gen, 1);
 		if (atomic_load(&r->waiter_asleep))
-			bench_futex_wake((uint32_t *)&r->done_gen, 1);
+			BENCH_SYS(bench_futex_wake((uint32_t *)&r->done_gen, 1));
 	}
 	return any;
 }
@@ -154,7 +155,7 @@ static void *reactor_main(void *arg)
 
 		if (!atomic_load(&r->armed)) {
 			/* Nothing armed: park until an arm (or stop) bumps gen. */
-			if (!bench_futex_wait((uint32_t *)&r->park_gen, gen, 0))
+			if (!BENCH_SYS(bench_futex_wait((uint32_t *)&r->park_gen, gen, 0)))
 				__atomic_fetch_add(&r->ctx->helper_wakeups, 1,
 						   __ATOMIC_RELAXED);
 			continue;
@@ -226,7 +227,7 @@ static int reactor_submit(void *state, struct bench_ctx *ctx, unsigned int strea
 	/* Idle to active: unpark the scanner (only then, as cuda-async). */
 	if (atomic_fetch_add(&r->armed, 1) == 0) {
 		atomic_fetch_add(&r->park_gen, 1);
-		bench_futex_wake((uint32_t *)&r->park_gen, 1);
+		BENCH_SYS(bench_futex_wake((uint32_t *)&r->park_gen, 1));
 	}
 	return 0;
 }
@@ -260,7 +261,7 @@ static int reactor_wait(void *state, struct bench_ctx *ctx,
 		if (n)
 			return (int)n;
 		atomic_store(&r->waiter_asleep, true);
-		if (bench_futex_wait((uint32_t *)&r->done_gen, gen, 0) &&
+		if (BENCH_SYS(bench_futex_wait((uint32_t *)&r->done_gen, gen, 0)) &&
 		    errno != EAGAIN && errno != EINTR) {
 			atomic_store(&r->waiter_asleep, false);
 			return -errno;
@@ -276,7 +277,7 @@ static void reactor_close(void *state, struct bench_ctx *ctx)
 	(void)ctx;
 	atomic_store(&r->stop, true);
 	atomic_fetch_add(&r->park_gen, 1);
-	bench_futex_wake((uint32_t *)&r->park_gen, 1);
+	BENCH_SYS(bench_futex_wake((uint32_t *)&r->park_gen, 1));
 	pthread_join(r->thread, NULL);
 	free(r);
 }

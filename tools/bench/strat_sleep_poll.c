@@ -2,6 +2,7 @@
 /* sleep-poll: check, sleep a fixed interval (1 ns timer slack), repeat. */
 #include <stdio.h>
 
+#include "bench_counts.h"
 #include "bench_clock.h"
 #include "bench_strategy.h"
 
@@ -20,7 +21,7 @@ static int poll_wait(void *state, struct bench_ctx *ctx,
 
 	(void)state;
 	while (!(n = bench_scan(ctx, done, max)))
-		bench_sleep_until(bench_now_ns() + ctx->cfg->poll_ns);
+		BENCH_SYS(bench_sleep_until(bench_now_ns() + ctx->cfg->poll_ns));
 	return (int)n;
 }
 

@@ -35,6 +35,7 @@ declare -A suites=(
 	[test_lib_port]=lib_port_test
 	[test_conformance]=lib_conformance_test
 	[test_lib_uring]=lib_uring_test
+	[test_lib_syscalls]=lib_syscalls_test
 	[test_lib_loop_imminent]=lib_loop_imminent_test
 	[test_lib_drm]=lib_drm_test
 	[test_cuda_backend]=lib_cuda_backend_test
